@@ -1,0 +1,21 @@
+"""The reference implementation of MCP Wire Lab: the answer key, standard library only.
+
+One module per idea, in the order the course teaches them:
+
+- ``database``  the shop: build the SQLite file from ``data/``, open it read-only
+- ``framing``   one JSON message per line, UTF-8 on the binary buffers, a flush per message
+- ``errors``    the one table of JSON-RPC error codes
+- ``envelope``  what a request, a notification and a response look like; building replies
+- ``dispatch``  the three branches (request, notification, parse error) and batches
+- ``lifecycle`` initialize, version negotiation, what changes with the negotiated revision
+- ``schema``    the small JSON Schema subset the tools validate their arguments with
+- ``tools``     tools/list and tools/call: the two kinds of error
+- ``shop``      the shop's tools, as the manual a model reads
+- ``server``    the stdio server: the loop that ties the pieces together
+- ``child``     launching a server as a child process with bounded reads
+- ``client``    the client: handshake, ids, notifications, shutdown order
+
+Run the server with ``mcp-lab serve`` (or ``python -m reference.server``).
+"""
+
+PROTOCOL_REVISION = "2025-11-25"

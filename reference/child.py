@@ -1,0 +1,236 @@
+"""Launching a server as a child process, with every read bounded by a timeout.
+
+The rules a host must keep, each learned the hard way:
+
+- start the command itself, never through a shell, in a session of its own so that closing it
+  can also end whatever it forked;
+- remove ``PYTHONUNBUFFERED`` from its environment: it hides a missing flush;
+- read stdout as bytes split on ``\\n``, on a thread, and wait on a queue with a timeout: a
+  server that never answers must not hang us;
+- always drain stderr: a pipe holds only 4-64 KiB and a server blocked on a full stderr hangs;
+- cap what is kept, so a server that floods cannot exhaust our memory;
+- shut down in order: close its stdin, wait, SIGTERM, wait, SIGKILL.
+
+    >>> import sys
+    >>> child = ChildProcess([sys.executable, "-c", "print(input().upper())"])
+    >>> child.send(b"hello\\n")
+    True
+    >>> child.read_line(timeout=5).data
+    b'HELLO'
+    >>> child.close()
+    0
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still counted
+MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
+STDERR_TAIL = 64 << 10  # bytes of stderr kept (the most recent)
+_CHUNK = 1 << 16
+
+
+def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without PYTHONUNBUFFERED, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class Line:
+    """One line of the child's stdout, without its ``\\n`` (a ``\\r`` before it is kept)."""
+
+    data: bytes
+    at: float  # seconds since the child started
+    size: int  # the line's full length in bytes (``data`` may be cut to MAX_LINE_KEPT)
+    complete: bool = True  # False for a last line that ended without ``\\n``
+
+    @property
+    def cut(self) -> bool:
+        return self.size > len(self.data)
+
+
+class ChildProcess:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        max_line: int = MAX_LINE_KEPT,
+    ) -> None:
+        self.argv = list(argv)
+        self.max_line = max_line
+        self.lines: queue.Queue[Line | None] = queue.Queue()
+        self.stdout_bytes = 0
+        self.stderr_bytes = 0
+        self.stdout_closed = threading.Event()
+        self._stderr_tail: collections.deque[bytes] = collections.deque()
+        self._stderr_kept = 0
+        self._lock = threading.Lock()
+        self.started = time.monotonic()
+        # OSError (no such command, not executable) reaches the caller: it is a usage problem.
+        self.process = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_environment(env),
+            cwd=cwd,
+            bufsize=0,
+            start_new_session=os.name == "posix",
+        )
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    # -- reading ---------------------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        fd = self.process.stdout.fileno()  # type: ignore[union-attr]
+        kept_total = 0
+        partial = bytearray()
+        partial_size = 0
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            self.stdout_bytes += len(chunk)
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                room = self.max_line - len(partial)
+                if room > 0:
+                    partial += piece[:room]
+                partial_size += len(piece)
+                if end < 0:
+                    break
+                if kept_total < MAX_STDOUT_KEPT:
+                    kept_total += len(partial)
+                    self.lines.put(Line(bytes(partial), self.elapsed(), partial_size))
+                partial.clear()
+                partial_size = 0
+                start = end + 1
+        if partial_size:
+            self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, complete=False))
+        self.stdout_closed.set()
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        fd = self.process.stderr.fileno()  # type: ignore[union-attr]
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return
+            with self._lock:
+                self.stderr_bytes += len(chunk)
+                self._stderr_tail.append(chunk)
+                self._stderr_kept += len(chunk)
+                while self._stderr_kept - len(self._stderr_tail[0]) >= STDERR_TAIL:
+                    self._stderr_kept -= len(self._stderr_tail.popleft())
+
+    def read_line(self, timeout: float) -> Line | None:
+        """The next stdout line, or ``None`` if none came within ``timeout`` or stdout closed."""
+        try:
+            line = self.lines.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return None
+        if line is None:
+            self.lines.put(None)  # keep the end marker for later readers
+        return line
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """The last ``limit`` bytes of stderr, decoded leniently."""
+        with self._lock:
+            data = b"".join(self._stderr_tail)
+        return data[-limit:].decode("utf-8", "replace")
+
+    # -- writing ---------------------------------------------------------------------------
+    def send(self, data: bytes) -> bool:
+        """Write bytes to the child's stdin; False if it no longer reads (a closed pipe)."""
+        stdin = self.process.stdin
+        if stdin is None or stdin.closed:
+            return False
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            return False
+        return True
+
+    def close_stdin(self) -> None:
+        stdin = self.process.stdin
+        if stdin is not None and not stdin.closed:
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    # -- ending ----------------------------------------------------------------------------
+    def wait(self, timeout: float) -> int | None:
+        """The exit status, or None if the child is still running after ``timeout``."""
+        try:
+            return self.process.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _signal_group(self, sig: int) -> None:
+        try:
+            if os.name == "posix":
+                os.killpg(self.process.pid, sig)
+            else:
+                self.process.send_signal(sig)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+    def close(self, grace: float = 2.0) -> int:
+        """Shut down in the spec's order: close stdin, wait, SIGTERM, wait, SIGKILL.
+
+        Whatever the child forked into its session is killed too. Returns the exit status
+        (negative: the signal that ended it).
+        """
+        self.close_stdin()
+        code = self.wait(grace)
+        if code is None:
+            self._signal_group(signal.SIGTERM)
+            code = self.wait(1.0)
+        if code is None:
+            self._signal_group(signal.SIGKILL)
+            code = self.process.wait()
+        self._signal_group(signal.SIGKILL)  # grandchildren left in the session
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        return code
+
+    def __enter__(self) -> ChildProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,103 @@
+"""Dispatch: every line takes one of three branches.
+
+1. It is not JSON: answer -32700 with ``id: null`` (the id could not be read) and go on.
+2. It is a request (it has an ``id``): answer exactly once, with the same id.
+3. It is a notification (no ``id``): act on it, and answer *nothing*, not even an error.
+
+Replies from the other side are ignored; batches (JSON arrays) are accepted only where the
+negotiated revision allows them (2025-03-26).
+
+    >>> d = Dispatcher({"ping": lambda params: {}}, {})
+    >>> d.handle_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')
+    {'jsonrpc': '2.0', 'id': 1, 'result': {}}
+    >>> d.handle_line(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}') is None
+    True
+    >>> d.handle_line(b'garbage')["error"]["code"]
+    -32700
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from . import envelope
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError
+from .framing import FrameError, decode
+
+Handler = Callable[[Any], Any]
+NotificationHandler = Callable[[Any], None]
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        methods: dict[str, Handler],
+        notifications: dict[str, NotificationHandler],
+        batches_allowed: Callable[[], bool] = lambda: False,
+        no_batch: frozenset[str] = frozenset({"initialize"}),
+    ) -> None:
+        self.methods = methods
+        self.notifications = notifications
+        self.batches_allowed = batches_allowed
+        self.no_batch = no_batch
+
+    def handle_line(self, line: bytes) -> Any:
+        """The reply to one line (a message, a list of them) or ``None`` when nothing is owed."""
+        try:
+            message = decode(line)
+        except FrameError as exc:
+            return envelope.error_message(None, PARSE_ERROR, str(exc))
+        if isinstance(message, list):
+            return self.handle_batch(message)
+        return self.handle_message(message)
+
+    def handle_batch(self, batch: list[Any]) -> Any:
+        if not self.batches_allowed():
+            return envelope.error_message(
+                None, INVALID_REQUEST, "batches (JSON arrays) exist only in revision 2025-03-26"
+            )
+        if not batch:
+            return envelope.error_message(None, INVALID_REQUEST, "an empty batch")
+        replies = []
+        for message in batch:
+            if isinstance(message, dict) and message.get("method") in self.no_batch:
+                reply = envelope.error_message(
+                    envelope.id_of(message), INVALID_REQUEST, f"{message['method']} may not be batched"
+                )
+            else:
+                reply = self.handle_message(message)
+            if reply is not None:
+                replies.append(reply)
+        # A batch of notifications gets no reply at all, never an empty array.
+        return replies or None
+
+    def handle_message(self, message: Any) -> dict[str, Any] | None:
+        try:
+            kind = envelope.classify(message)
+        except RpcError as exc:
+            return envelope.error_message(envelope.id_of(message), exc)
+        if isinstance(kind, envelope.Notification):
+            handler = self.notifications.get(kind.method)
+            if handler is not None:
+                try:
+                    handler(kind.params)
+                except Exception:  # a notification can never be answered, not even with an error
+                    traceback.print_exc(file=sys.stderr)
+            return None
+        if isinstance(kind, envelope.Response):
+            return None
+        handler = self.methods.get(kind.method)
+        if handler is None:
+            return envelope.error_message(kind.id, METHOD_NOT_FOUND, kind.method)
+        if not isinstance(kind.params, dict):  # MCP params are always an object
+            return envelope.error_message(kind.id, INVALID_PARAMS, f"{kind.method} params must be an object")
+        try:
+            return envelope.result_message(kind.id, handler(kind.params))
+        except RpcError as exc:
+            return envelope.error_message(kind.id, exc)
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            return envelope.error_message(kind.id, INTERNAL_ERROR, type(exc).__name__)

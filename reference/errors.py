@@ -1,0 +1,53 @@
+"""The one table of JSON-RPC error codes, shared by the server, the client and the checker.
+
+>>> str(RpcError(METHOD_NOT_FOUND, "tools/lisst"))
+'Method not found: tools/lisst'
+>>> lookup(-32602).name
+'Invalid params'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: int
+    name: str
+    when: str
+
+
+PARSE_ERROR = ErrorCode(-32700, "Parse error", "the line is not JSON (or not UTF-8)")
+INVALID_REQUEST = ErrorCode(
+    -32600, "Invalid Request", "JSON, but not a valid request: no method, a null or float id, wrong types"
+)
+METHOD_NOT_FOUND = ErrorCode(-32601, "Method not found", "the server does not serve this method")
+INVALID_PARAMS = ErrorCode(-32602, "Invalid params", "bad params, an unknown tool, an unusable cursor")
+INTERNAL_ERROR = ErrorCode(-32603, "Internal error", "the server failed unexpectedly")
+
+TABLE: dict[int, ErrorCode] = {
+    e.code: e for e in (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR)
+}
+
+
+def lookup(code: int) -> ErrorCode | None:
+    """The table row for ``code``; ``None`` for a code outside the table (e.g. -32000..-32099)."""
+    return TABLE.get(code)
+
+
+class RpcError(Exception):
+    """A protocol error: raise it in a handler and the dispatcher answers with a JSON-RPC error."""
+
+    def __init__(self, kind: ErrorCode, detail: str = "", data: Any = None) -> None:
+        self.kind = kind
+        self.detail = detail
+        self.data = data
+        super().__init__(f"{kind.name}: {detail}" if detail else kind.name)
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.kind.code, "message": str(self)}
+        if self.data is not None:
+            error["data"] = self.data
+        return error

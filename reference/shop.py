@@ -1,0 +1,212 @@
+"""The shop's tools. Each description is the manual a model reads before it calls the tool.
+
+Every query is parameterised (``?`` placeholders): a value from a request never becomes SQL.
+
+    >>> from reference.database import ensure_default, open_readonly
+    >>> box = shop_toolbox(open_readonly(ensure_default()))
+    >>> box.call({"name": "count_orders", "arguments": {"status": "refunded"}}, True)
+    {'content': [{'type': 'text', 'text': '{"status": "refunded", "count": 187}'}], 'isError': False}
+    >>> box.call({"name": "count_orders", "arguments": {"status": "lost"}}, True)["content"][0]["text"]
+    "unknown status 'lost'. Valid statuses: pending, paid, shipped, delivered, cancelled, refunded."
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from .tools import Tool, Toolbox, ToolError
+
+STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
+STATUS_TEXT = ", ".join(STATUSES)
+
+
+def _status(args: dict[str, Any]) -> str | None:
+    status = args.get("status")
+    if status is not None and status not in STATUSES:
+        # A tool execution error, not a schema violation: the model can read this and retry.
+        raise ToolError(f"unknown status {status!r}. Valid statuses: {STATUS_TEXT}.")
+    return status
+
+
+def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
+    def count_orders(args: dict[str, Any]) -> dict[str, Any]:
+        status = _status(args)
+        if status is None:
+            (count,) = conn.execute("SELECT count(*) FROM orders").fetchone()
+        else:
+            (count,) = conn.execute("SELECT count(*) FROM orders WHERE status = ?", (status,)).fetchone()
+        return {"status": status, "count": count} if status else {"count": count}
+
+    def list_orders(args: dict[str, Any]) -> dict[str, Any]:
+        status = _status(args)
+        limit, offset = int(args.get("limit", 20)), int(args.get("offset", 0))
+        where, values = [], []
+        if status is not None:
+            where.append("o.status = ?")
+            values.append(status)
+        if args.get("customer_id") is not None:
+            where.append("o.customer_id = ?")
+            values.append(int(args["customer_id"]))
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        orders = _rows(
+            conn.execute(
+                f"""SELECT o.id, o.status, o.created_at, o.customer_id, c.name AS customer,
+                           (SELECT sum(quantity * unit_price_cents) FROM order_items
+                             WHERE order_id = o.id) AS total_cents
+                      FROM orders o JOIN customers c ON c.id = o.customer_id
+                      {clause} ORDER BY o.id LIMIT ? OFFSET ?""",
+                (*values, limit, offset),
+            )
+        )
+        (total,) = conn.execute(f"SELECT count(*) FROM orders o {clause}", values).fetchone()
+        return {"total": total, "offset": offset, "orders": orders}
+
+    def get_order(args: dict[str, Any]) -> dict[str, Any]:
+        order_id = int(args["order_id"])
+        found = _rows(
+            conn.execute(
+                """SELECT o.id, o.status, o.created_at, o.customer_id, c.name AS customer, c.email
+                     FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ?""",
+                (order_id,),
+            )
+        )
+        if not found:
+            (low, high) = conn.execute("SELECT min(id), max(id) FROM orders").fetchone()
+            raise ToolError(f"no order with id {order_id}. Order ids run from {low} to {high}.")
+        order = found[0]
+        order["items"] = _rows(
+            conn.execute(
+                """SELECT p.id AS product_id, p.sku, p.name, i.quantity, i.unit_price_cents
+                     FROM order_items i JOIN products p ON p.id = i.product_id
+                    WHERE i.order_id = ? ORDER BY p.id""",
+                (order_id,),
+            )
+        )
+        order["total_cents"] = sum(i["quantity"] * i["unit_price_cents"] for i in order["items"])
+        return order
+
+    def search_products(args: dict[str, Any]) -> dict[str, Any]:
+        query = args["query"]
+        limit = int(args.get("limit", 10))
+        # Escape LIKE's wildcards so that "100%" searches for a percent sign.
+        pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        products = _rows(
+            conn.execute(
+                """SELECT id, sku, name, category, price_cents, stock FROM products
+                    WHERE name LIKE ? ESCAPE '\\' OR category LIKE ? ESCAPE '\\' OR sku LIKE ? ESCAPE '\\'
+                    ORDER BY id LIMIT ?""",
+                (pattern, pattern, pattern, limit),
+            )
+        )
+        return {"query": query, "products": products}
+
+    status_property = {
+        "type": "string",
+        "description": f"Only orders with this status. One of: {STATUS_TEXT}.",
+    }
+    return [
+        Tool(
+            "count_orders",
+            "Count orders",
+            "Count the shop's orders, all of them or only those with one status. Use this for "
+            "questions such as 'how many orders are still pending?'. Returns JSON "
+            '{"status": ..., "count": N}. An unknown status is reported as an error that lists '
+            f"the valid ones: {STATUS_TEXT}.",
+            {
+                "type": "object",
+                "properties": {"status": status_property},
+                "additionalProperties": False,
+            },
+            count_orders,
+        ),
+        Tool(
+            "list_orders",
+            "List orders",
+            "List orders, oldest first, optionally only one status or one customer. Each order has "
+            "its id, status, created_at (UTC), customer_id, customer name and total_cents (money is "
+            'in integer cents). Returns JSON {"total": N, "offset": N, "orders": [...]}; page '
+            "through long lists with offset. Use get_order for an order's line items.",
+            {
+                "type": "object",
+                "properties": {
+                    "status": status_property,
+                    "customer_id": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Only this customer's orders.",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 100,
+                        "default": 20,
+                        "description": "At most this many orders (1-100, default 20).",
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": 0,
+                        "description": "Skip this many orders first (default 0).",
+                    },
+                },
+                "additionalProperties": False,
+            },
+            list_orders,
+        ),
+        Tool(
+            "get_order",
+            "Get one order",
+            "Get one order by its numeric id: status, created_at (UTC), the customer's name and "
+            "email, the line items (product, quantity, unit price in cents) and total_cents. An id "
+            "that does not exist is reported as an error that says which ids exist.",
+            {
+                "type": "object",
+                "properties": {
+                    "order_id": {"type": "integer", "minimum": 1, "description": "The order's id."}
+                },
+                "required": ["order_id"],
+                "additionalProperties": False,
+            },
+            get_order,
+        ),
+        Tool(
+            "search_products",
+            "Search products",
+            "Find products whose name, category or SKU contains the query text (case-insensitive "
+            'for ASCII letters). Returns JSON {"query": ..., "products": [...]} with id, sku, '
+            "name, category, price_cents and stock. An empty list means nothing matched: try a "
+            "shorter or more general word. Categories: kitchen, office, garden, outdoor, toys, "
+            "electronics.",
+            {
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 100,
+                        "description": "Text to look for, e.g. 'mug' or 'garden'.",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "default": 10,
+                        "description": "At most this many products (1-50, default 10).",
+                    },
+                },
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+            search_products,
+        ),
+    ]
+
+
+def shop_toolbox(conn: sqlite3.Connection) -> Toolbox:
+    return Toolbox(shop_tools(conn))

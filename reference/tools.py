@@ -1,0 +1,109 @@
+"""tools/list and tools/call, and the two kinds of error.
+
+- A *protocol error* (a JSON-RPC ``error``) means the request itself was wrong: an unknown tool
+  is -32602. The model never sees it; the host does.
+- A *tool execution error* is a normal ``result`` with ``isError: true``: the tool ran and
+  failed. The model reads the text and can try again, so the text says how.
+
+Bad arguments (a schema violation) are -32602 up to 2025-06-18, and a tool execution error from
+2025-11-25 on: the negotiated revision decides.
+
+    >>> echo = Tool("echo", "Echo", "Repeat the text.",
+    ...             {"type": "object", "properties": {"text": {"type": "string"}},
+    ...              "required": ["text"], "additionalProperties": False},
+    ...             lambda args: args["text"])
+    >>> box = Toolbox([echo])
+    >>> box.call({"name": "echo", "arguments": {"text": "hi"}}, tool_errors_for_bad_arguments=True)
+    {'content': [{'type': 'text', 'text': 'hi'}], 'isError': False}
+    >>> box.call({"name": "echo", "arguments": {}}, tool_errors_for_bad_arguments=True)["isError"]
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import INVALID_PARAMS, RpcError
+from .schema import problems
+
+# Stricter than the 2025-11-25 SHOULD (1-128 of [A-Za-z0-9_.-]): what hosts and model APIs accept.
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+class ToolError(Exception):
+    """Raised by a tool when it ran and failed: becomes ``isError: true`` with this text."""
+
+
+@dataclass
+class Tool:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    run: Callable[[dict[str, Any]], Any]
+    annotations: dict[str, Any] = field(default_factory=lambda: dict(READ_ONLY))
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME.match(self.name):
+            raise ValueError(f"tool name {self.name!r} does not match {TOOL_NAME.pattern}")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": self.annotations,
+        }
+
+
+def text_result(value: Any, is_error: bool = False) -> dict[str, Any]:
+    """A tools/call result: strings as they are, anything else as compact JSON text."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+class Toolbox:
+    def __init__(self, tools: list[Tool]) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        if len(self.tools) != len(tools):
+            raise ValueError("tool names must be unique")
+        self._listing = {"tools": [tool.describe() for tool in tools]}
+
+    def list(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("cursor") is not None:
+            # We never hand out a cursor (one page holds every tool), so any cursor is unusable.
+            raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
+        return self._listing
+
+    def call(self, params: dict[str, Any], tool_errors_for_bad_arguments: bool) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, 'tools/call needs a "name" string')
+        tool = self.tools.get(name)
+        if tool is None:
+            raise RpcError(INVALID_PARAMS, f"unknown tool {name!r}; tools/list shows {', '.join(self.tools)}")
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        found = problems(tool.input_schema, arguments)
+        if found:
+            message = f"invalid arguments for {name}: {'; '.join(found)}"
+            if tool_errors_for_bad_arguments:
+                return text_result(message + ". Check the tool's inputSchema and call again.", is_error=True)
+            raise RpcError(INVALID_PARAMS, message)
+        try:
+            return text_result(tool.run(arguments))
+        except ToolError as exc:
+            return text_result(str(exc), is_error=True)
+        except Exception as exc:
+            # Still the tool's failure, not the protocol's: tell the model, log the details.
+            traceback.print_exc(file=sys.stderr)
+            return text_result(f"{name} failed: {type(exc).__name__}", is_error=True)
