@@ -3,6 +3,10 @@
     mcp-lab serve [--db PATH]                 run the reference shop server on stdio
     mcp-lab session [--timeout S] -- CMD...   a scripted session against any server, as a transcript
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
+    mcp-lab check [--json] [--timeout S] [--call-tools] -- CMD...
+                                              check any stdio MCP server, check by check
+    mcp-lab gallery list | show NAME [--reveal] | run NAME
+                                              the broken-server gallery, for diagnosis practice
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
 """
@@ -47,6 +51,31 @@ def build_parser() -> Parser:
     session.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="S", help="per reply")
     session.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
 
+    check = commands.add_parser(
+        "check",
+        help="check a stdio MCP server command",
+        description="Start COMMAND as a stdio MCP server (several times), probe it, and report check by check. "
+        "Exit 0: no check failed; 1: a check failed; 2: usage error or the command could not be started.",
+    )
+    check.add_argument("--json", action="store_true", help="print one JSON object (the stable contract)")
+    check.add_argument("--timeout", type=positive_seconds, default=3.0, metavar="S", help="per reply (default 3)")
+    check.add_argument(
+        "--call-tools", action="store_true", help="call every tool, not only those annotated readOnlyHint: true"
+    )
+    check.add_argument("--verbose", "-v", action="store_true", help="show the evidence of passing checks too")
+    check.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+
+    gallery = commands.add_parser("gallery", help="deliberately broken servers to diagnose")
+    gallery_commands = gallery.add_subparsers(
+        dest="gallery_command", required=True, parser_class=Parser, metavar="ACTION"
+    )
+    gallery_commands.add_parser("list", help="names and symptoms")
+    show = gallery_commands.add_parser("show", help="one exhibit: symptom, and with --reveal its defect")
+    show.add_argument("name")
+    show.add_argument("--reveal", action="store_true", help="say what is wrong and which check catches it")
+    run_exhibit = gallery_commands.add_parser("run", help="run an exhibit as a stdio server")
+    run_exhibit.add_argument("name")
+
     db = commands.add_parser("db", help="the shop database")
     db_commands = db.add_subparsers(dest="db_command", required=True, parser_class=Parser, metavar="ACTION")
     build = db_commands.add_parser("build", help="build the shop database from data/")
@@ -59,9 +88,7 @@ def server_command(parser_prog: str, words: list[str]) -> list[str]:
     if words and words[0] == "--":
         words = words[1:]
     if not words:
-        raise UsageError(
-            f"{parser_prog}: no server command given (usage: {parser_prog} -- COMMAND [ARGS...])"
-        )
+        raise UsageError(f"{parser_prog}: no server command given (usage: {parser_prog} -- COMMAND [ARGS...])")
     return words
 
 
@@ -79,6 +106,10 @@ def run(argv: Sequence[str]) -> int:
             return run_session(command, timeout=args.timeout)
         except OSError as exc:
             raise UsageError(f"mcp-lab session: cannot start {command[0]}: {exc.strerror or exc}") from None
+    if args.command == "check":
+        return check_command(args)
+    if args.command == "gallery":
+        return gallery_command(args)
     if args.command == "db":
         from reference import database
 
@@ -86,6 +117,53 @@ def run(argv: Sequence[str]) -> int:
         print(f"built the shop database at {path}")
         return 0
     raise UsageError(f"mcp-lab: unknown command {args.command}")
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from .check import run_check
+    from .report import write_json, write_text
+
+    command = server_command("mcp-lab check", args.server)
+    try:
+        report = run_check(command, timeout=args.timeout, call_tools=args.call_tools)
+    except OSError as exc:
+        raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None
+    if args.json:
+        write_json(report, sys.stdout)
+    else:
+        write_text(report, sys.stdout, verbose=args.verbose)
+    return report.exit_code
+
+
+def gallery_command(args: argparse.Namespace) -> int:
+    import os
+
+    from . import gallery
+
+    if args.gallery_command == "list":
+        exhibits = gallery.exhibits()
+        width = max(len(e.name) for e in exhibits)
+        for exhibit in exhibits:
+            print(f"{exhibit.name:<{width}}  {exhibit.symptom}")
+        print("\nDiagnose one: mcp-lab check -- mcp-lab gallery run NAME; then mcp-lab gallery show NAME --reveal")
+        return 0
+    try:
+        exhibit = gallery.get(args.name)
+    except KeyError as exc:
+        raise UsageError(f"mcp-lab gallery: {exc.args[0]}") from None
+    if args.gallery_command == "show":
+        print(f"{exhibit.name}: {exhibit.symptom}")
+        print(f"source: {exhibit.path}")
+        if args.reveal:
+            print(f"defect: {exhibit.explanation}")
+            print(f"caught by: {exhibit.check} ({exhibit.expect})")
+        else:
+            print("Diagnose it first: mcp-lab check -- mcp-lab gallery run " + exhibit.name)
+            print(f"Then: mcp-lab gallery show {exhibit.name} --reveal")
+        return 0
+    command = gallery.command(exhibit.name)
+    # Become the exhibit: same pid, same pipes, so the caller talks to it directly.
+    os.execv(command[0], command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

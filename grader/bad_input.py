@@ -1,0 +1,94 @@
+"""The bad-input probe: garbage, invalid requests and unknown methods, each followed by a ping.
+
+A server must answer each with the right error and keep serving. The same fresh process also
+times the start-up: initialize is sent the moment it starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import STARTUP_FAIL, STARTUP_WARN, Context, initialize, no_reply_evidence, why_no_reply
+from .probe import Probe, Received, show
+
+# (check, raw line, expected code, ids the error may carry, what it is)
+BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
+    ("parse-error", b"this is not json", -32700, (None,), "a line that is not JSON"),
+    ("parse-error", b'{"jsonrpc": "2.0", "id": 5, "method": "ping"', -32700, (None,), "a truncated message"),
+    ("parse-error", b'{"jsonrpc": "2.0", "id": 6, "method": "\xff\xfe"}', -32700, (None,), "invalid UTF-8"),
+    ("invalid-request", b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, (None,), "a null id"),
+    ("invalid-request", b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, (None,), "a float id"),
+    ("invalid-request", b'{"jsonrpc": "2.0", "id": 9}', -32600, (None, 9), "a request without a method"),
+    (
+        "method-not-found",
+        b'{"jsonrpc": "2.0", "id": 10, "method": "mcp-lab/no-such-method"}',
+        -32601,
+        (10,),
+        "an unknown method",
+    ),
+]
+
+
+def first_message(probe: Probe, timeout: float) -> Received | None:
+    """The next line that decodes to a JSON object (noise is judged by the stdout rules)."""
+    while (item := probe.read(timeout)) is not None:
+        if isinstance(item.message, dict):
+            return item
+    return None
+
+
+def run_bad_input(ctx: Context) -> None:
+    f = ctx.findings
+    probe = ctx.start("bad-input")
+    try:
+        reply = initialize(probe, ctx, id="startup")
+        elapsed = reply.elapsed
+        if reply.message is None:
+            f.failed(
+                "startup-time",
+                f"no initialize reply within {elapsed:.1f} s",
+                no_reply_evidence(probe, reply, "a reply"),
+            )
+            for check in ("parse-error", "invalid-request", "method-not-found", "survives-bad-input"):
+                f.skipped(check, "the server did not answer initialize")
+            return
+        if elapsed > STARTUP_FAIL:
+            f.failed("startup-time", f"initialize answered after {elapsed:.2f} s (hosts give up at 10 s)")
+        elif elapsed > STARTUP_WARN:
+            f.warned("startup-time", f"initialize answered after {elapsed:.2f} s (some hosts give up at 1.5 s)")
+        else:
+            f.passed("startup-time", f"initialize answered {elapsed * 1000:.0f} ms after start")
+        probe.notify("notifications/initialized")
+        for n, (check, line, code, ids, what) in enumerate(BAD_INPUTS):
+            probe.send_raw(line + b"\n")
+            answer = first_message(probe, ctx.timeout)
+            message = answer.message if answer else None
+            error = message.get("error") if isinstance(message, dict) else None
+            got_code = error.get("code") if isinstance(error, dict) else None
+            evidence = {
+                "sent": show(line),
+                "received": show(answer.line.data) if answer else None,
+                "expected": f"an error with code {code} and id {' or '.join(map(str, ids)).replace('None', 'null')}",
+                "stderr_tail": probe.stderr_tail(600),
+            }
+            if answer is None:
+                f.failed(check, f"no reply to {what}", evidence)
+            elif got_code != code:
+                f.failed(check, f"{what} got {'code ' + str(got_code) if error else 'a result'}, not {code}", evidence)
+            elif not any(message.get("id", None) == i and type(message.get("id")) is type(i) for i in ids):
+                f.failed(check, f"{what} got the right code but id {message.get('id')!r}", evidence)
+            else:
+                f.passed(
+                    check, f"{what} got {code}" if check != "parse-error" else "non-JSON lines get -32700, id null"
+                )
+            ping = probe.request("ping", id=f"alive-{n}")
+            if ping.message is None:
+                f.failed(
+                    "survives-bad-input",
+                    f"after {what}, {why_no_reply(probe, ping, 'ping')}",
+                    {**no_reply_evidence(probe, ping, "the reply to ping"), "bad_input": show(line)},
+                )
+                return
+        f.passed("survives-bad-input", f"answered ping after each of {len(BAD_INPUTS)} bad inputs")
+    finally:
+        probe.close()

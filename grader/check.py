@@ -1,0 +1,90 @@
+"""``mcp-lab check``: run every probe against a server command and collect the verdicts.
+
+The probes run in parallel, each in a fresh process of the server; every wait is bounded, so a
+server that hangs, floods, crashes or forks gives verdicts, never a hung checker.
+
+    >>> import sys
+    >>> report = run_check([sys.executable, "-m", "reference.server"])
+    >>> report.counts["fail"], report.counts["warn"]
+    (0, 0)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bad_input import run_bad_input
+from .context import Context
+from .encoding import run_encoding
+from .main_session import MainSession
+from .shop_contract import ShopTruth, judge_digest
+from .stdout_rules import judge_lines
+from .verdicts import STATUSES, Result
+from .versions import PROPOSALS, Negotiation, judge_negotiation, run_version
+
+
+@dataclass
+class Report:
+    command: list[str]
+    results: list[Result]
+    wall_seconds: float = 0.0
+    probes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s: sum(r.status == s for r in self.results) for s in STATUSES}
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.counts["fail"] else 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "checks": [r.as_json() for r in self.results],
+            "counts": self.counts,
+        }
+
+
+def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = False) -> Report:
+    """Check ``argv`` as a stdio MCP server. Raises OSError if the command cannot be started."""
+    started = time.monotonic()
+    ctx = Context(list(argv), timeout=timeout, call_tools=call_tools)
+    truth = ShopTruth.load()
+    digest = truth.digest()
+    negotiation = Negotiation()
+    main = MainSession(ctx, truth)
+    jobs: list[Callable[[], None]] = [
+        main.run,
+        lambda: run_bad_input(ctx),
+        lambda: run_encoding(ctx),
+        *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
+    ]
+    errors: list[BaseException] = []
+
+    def guarded(job: Callable[[], None]) -> None:
+        try:
+            job()
+        except BaseException as exc:  # a checker bug must still end in a report
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for probe in ctx.probes:
+        probe.close()  # idempotent: every probe is closed, whatever happened
+    if errors:
+        raise errors[0]
+    received = [item for probe in ctx.probes for item in probe.received]
+    judge_lines((i.line for i in received), (i.message for i in received if i.json_ok), ctx.findings)
+    judge_negotiation(ctx, main.negotiated, negotiation)
+    if main.shop:
+        judge_digest(truth, digest, ctx.findings)
+    results = list(ctx.findings.results().values())
+    return Report(list(argv), results, time.monotonic() - started, [p.name for p in ctx.probes])

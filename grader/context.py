@@ -1,0 +1,69 @@
+"""What every probe of one ``mcp-lab check`` run shares: the command, the limits, the findings.
+
+>>> ctx = Context(["python3", "server.py"], timeout=3.0)
+>>> ctx.init_timeout
+10.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference import PROTOCOL_REVISION
+from reference.framing import encode
+
+from .probe import Probe, Reply, show
+from .verdicts import Findings
+
+CLIENT_INFO = {"name": "mcp-lab-check", "version": "0.1.0"}
+STARTUP_WARN = 1.5
+STARTUP_FAIL = 10.0
+
+
+@dataclass
+class Context:
+    argv: list[str]
+    timeout: float = 3.0  # per reply
+    call_tools: bool = False  # call every tool, not only the read-only ones
+    findings: Findings = field(default_factory=Findings)
+    probes: list[Probe] = field(default_factory=list)
+
+    @property
+    def init_timeout(self) -> float:
+        """Waiting for initialize: long enough to tell a slow start (warn) from a dead one (fail)."""
+        return max(self.timeout, STARTUP_FAIL)
+
+    def start(self, name: str, env: Mapping[str, str] | None = None) -> Probe:
+        probe = Probe(self.argv, self.timeout, env=env, name=name)
+        self.probes.append(probe)
+        return probe
+
+
+def initialize(probe: Probe, ctx: Context, version: str = PROTOCOL_REVISION, id: Any = 1) -> Reply:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    return probe.request("initialize", params, id=id, timeout=ctx.init_timeout)
+
+
+def no_reply_evidence(probe: Probe, reply: Reply, expected: str) -> dict[str, Any]:
+    """Evidence for a request that got no (matching) reply."""
+    evidence: dict[str, Any] = {
+        "sent": show(encode(reply.sent).rstrip(b"\n")),
+        "received": [f"<- {o.line.data[:300].decode('utf-8', 'replace')}" for o in reply.others[-5:]],
+        "expected": expected,
+        "waited_seconds": round(reply.elapsed, 2),
+        "stderr_tail": probe.stderr_tail(),
+        "transcript": probe.transcript(8),
+    }
+    if not probe.alive():
+        evidence["exit_status"] = probe.child.process.returncode
+    return evidence
+
+
+def why_no_reply(probe: Probe, reply: Reply, what: str) -> str:
+    if reply.near_miss is not None:
+        return f"the reply to {what} came back with the id in another JSON type"
+    if not probe.alive() or probe.stdout_closed():
+        return f"the server exited before answering {what} (status {probe.child.process.poll()})"
+    return f"no reply to {what} within {reply.elapsed:.1f} s"

@@ -1,0 +1,49 @@
+"""The code-page probe: a server run with PYTHONIOENCODING=cp1252, as on many Windows machines.
+
+A server that leans on the text layer (print, sys.stdout.write of str) then encodes with cp1252
+and dies on the first emoji, or turns UTF-8 input into mojibake. A server that reads and writes
+the binary buffers in UTF-8 does not notice.
+"""
+
+from __future__ import annotations
+
+from .context import Context, initialize, no_reply_evidence, why_no_reply
+from .main_session import UNICODE_ID, UNICODE_QUERY
+from .tool_calls import SHOP_TOOLS, result_text
+
+ENV = {"PYTHONIOENCODING": "cp1252"}
+
+
+def run_encoding(ctx: Context) -> None:
+    f = ctx.findings
+    probe = ctx.start("cp1252", env=ENV)
+    try:
+        if initialize(probe, ctx).message is None:
+            return  # the main session reports a server that does not start
+        probe.notify("notifications/initialized")
+        reply = probe.request("ping", id=UNICODE_ID)
+        if reply.message is None:
+            f.failed(
+                "encoding-utf8",
+                f"under PYTHONIOENCODING=cp1252, ping with id {UNICODE_ID!r}: {why_no_reply(probe, reply, 'it')}",
+                no_reply_evidence(probe, reply, f"a reply with id {UNICODE_ID!r}"),
+            )
+            return
+        listing = probe.request("tools/list", id="tools")
+        tools = listing.result.get("tools") if isinstance(listing.result, dict) else None
+        names = {t.get("name") for t in tools if isinstance(t, dict)} if isinstance(tools, list) else set()
+        if names >= SHOP_TOOLS:
+            call = probe.request(
+                "tools/call", {"name": "search_products", "arguments": {"query": UNICODE_QUERY}}, id="search"
+            )
+            text = result_text(call.result)
+            if call.message is None or (text and UNICODE_QUERY not in text):
+                f.failed(
+                    "encoding-utf8",
+                    f"under PYTHONIOENCODING=cp1252, search_products {UNICODE_QUERY!r} did not come back intact",
+                    no_reply_evidence(probe, call, f"a result containing {UNICODE_QUERY!r}"),
+                )
+                return
+        f.passed("encoding-utf8", "non-ASCII ids and arguments round-trip, also under PYTHONIOENCODING=cp1252")
+    finally:
+        probe.close()

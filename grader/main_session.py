@@ -1,0 +1,457 @@
+"""The main session: one process taken through a whole, well-behaved client's conversation.
+
+Silence at start, initialize, the initialized notification (plus an unknown one and a
+cancellation), ping, ids of every JSON type, tools/list, tool calls, protocol and tool errors, the
+shop contract, and finally closing stdin. Each step reports the checks it can see; a server that
+stops answering ends the session early, and the later checks say why they were skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .context import Context, initialize, no_reply_evidence, why_no_reply
+from .probe import Probe, Received, Reply, show
+from .shop_contract import ShopTruth, judge_contract, judge_injection
+from .tool_calls import (
+    TOOL_NAME,
+    example_arguments,
+    is_shop,
+    result_problem,
+    result_text,
+    safe_to_call,
+    schema_problem,
+    violating_arguments,
+)
+
+SILENT_WINDOW = 0.3  # seconds of listening before the first request
+IDS: list[Any] = [0, 42, "abc", "7"]
+UNICODE_ID = "id-ü-☕-桜"
+UNICODE_QUERY = "Sakura 桜"
+NOTIFICATIONS = [
+    ("notifications/initialized", None),
+    ("notifications/mcp-lab/unknown", {"note": "a notification no server knows"}),
+    ("notifications/cancelled", {"requestId": 999999, "reason": "mcp-lab check: nothing to cancel"}),
+]
+
+
+def collect(probe: Probe, seconds: float) -> list[Received]:
+    deadline = time.monotonic() + seconds
+    lines = []
+    while (left := deadline - time.monotonic()) > 0:
+        item = probe.read(left)
+        if item is None:
+            if probe.stdout_closed():
+                break
+            continue
+        lines.append(item)
+    return lines
+
+
+def server_requests(items: list[Received]) -> list[Received]:
+    """Requests the server sent us (it has a method and an id), other than ping and logging."""
+    return [
+        i
+        for i in items
+        if isinstance(i.message, dict)
+        and "id" in i.message
+        and isinstance(i.message.get("method"), str)
+        and i.message["method"] not in ("ping", "logging/setLevel")
+    ]
+
+
+def stray_responses(items: list[Received]) -> list[Received]:
+    return [i for i in items if isinstance(i.message, dict) and "method" not in i.message]
+
+
+def noise(items: list[Received]) -> list[Received]:
+    return [i for i in items if not (i.json_ok and isinstance(i.message, dict))]
+
+
+class MainSession:
+    def __init__(self, ctx: Context, truth: ShopTruth) -> None:
+        self.ctx = ctx
+        self.f = ctx.findings
+        self.truth = truth
+        self.probe = ctx.start("main")
+        self.early_requests: list[Received] = []
+        self.capabilities: Any = {}
+        self.negotiated: Any = None  # the protocolVersion answered to 2025-11-25
+        self.shop = False
+
+    def run(self) -> None:
+        try:
+            if self.handshake():
+                self.notifications_and_ping()
+                self.ids()
+                tools = self.tools_list()
+                if tools is not None:
+                    self.tool_calls(tools)
+        finally:
+            self.end()
+
+    # -- steps -----------------------------------------------------------------------------
+    def handshake(self) -> bool:
+        probe, f = self.probe, self.f
+        early = collect(probe, SILENT_WINDOW)
+        if early:
+            f.failed(
+                "stdout-silent-at-start",
+                f"{len(early)} line(s) on stdout before any request",
+                {
+                    "received": [show(i.line.data) for i in early[:5]],
+                    "expected": "nothing until the first request",
+                },
+            )
+        else:
+            f.passed("stdout-silent-at-start", f"stdout silent for {SILENT_WINDOW} s after start")
+        self.early_requests += server_requests(early)
+        reply = initialize(probe, self.ctx)
+        if reply.message is None:
+            self.no_initialize(reply)
+            return False
+        f.passed("stdout-flush", "replies arrive while stdin is open (PYTHONUNBUFFERED removed)")
+        judge_initialize(reply, f)
+        if isinstance(reply.result, dict):
+            self.capabilities = reply.result.get("capabilities", {})
+            self.negotiated = reply.result.get("protocolVersion")
+        self.early_requests += server_requests(reply.others) + server_requests(probe.drain(0.05))
+        if self.early_requests:
+            f.failed(
+                "no-early-server-requests",
+                f"the server sent {self.early_requests[0].message.get('method')} before notifications/initialized",
+                {"received": [show(i.line.data) for i in self.early_requests[:3]]},
+            )
+        else:
+            f.passed("no-early-server-requests", "no server requests before notifications/initialized")
+        volume = probe.child.stderr_bytes
+        if volume > 64 * 1024:
+            f.warned(
+                "stderr-volume",
+                f"{volume} bytes of stderr during the handshake (a host that does not drain stderr hangs)",
+                {"stderr_bytes": volume, "stderr_tail": probe.stderr_tail(300)},
+            )
+        else:
+            f.passed("stderr-volume", f"{volume} bytes of stderr during the handshake")
+        return True
+
+    def no_initialize(self, reply: Reply) -> None:
+        probe, f = self.probe, self.f
+        evidence = no_reply_evidence(probe, reply, "an initialize result with the same id (1)")
+        if probe.alive() and not probe.stdout_closed():
+            # Silence while stdin is open: is the reply stuck in a buffer? Closing stdin makes a
+            # Python server exit, and exiting flushes.
+            probe.close_stdin()
+            late = collect(probe, 1.0)
+            if any(isinstance(i.message, dict) and i.message.get("id") == 1 for i in late):
+                f.failed(
+                    "stdout-flush",
+                    "the initialize reply arrived only after stdin was closed: the server does not flush",
+                    {**evidence, "received_after_close": [show(i.line.data) for i in late[:3]]},
+                )
+        why = why_no_reply(probe, reply, "initialize")
+        f.failed("initialize-result", why, evidence)
+        f.unreached = f"not reached: {why}"
+
+    def notifications_and_ping(self) -> None:
+        probe, f = self.probe, self.f
+        for method, params in NOTIFICATIONS:
+            probe.notify(method, params)
+        reply = probe.request("ping", id=2)
+        answered = stray_responses(reply.others)
+        if answered:
+            f.failed(
+                "notification-silence",
+                "the server answered a notification",
+                {
+                    "sent": [m for m, _ in NOTIFICATIONS],
+                    "received": [show(i.line.data) for i in answered[:3]],
+                    "expected": "no reply at all: the next line should be the reply to ping (id 2)",
+                },
+            )
+        elif reply.message is not None:
+            f.passed("notification-silence", "no reply to initialized, an unknown notification, or cancelled")
+        judge_ping(probe, reply, f)
+
+    def ids(self) -> None:
+        probe, f = self.probe, self.f
+        for request_id in [*IDS, UNICODE_ID]:
+            if probe.stalled:
+                return
+            reply = probe.request("ping", id=request_id)
+            check = "encoding-utf8" if request_id == UNICODE_ID else "id-echo"
+            if reply.message is None:
+                got = show(reply.near_miss.line.data) if reply.near_miss else None
+                f.failed(
+                    check,
+                    f"ping with id {request_id!r}: {why_no_reply(probe, reply, 'it')}",
+                    {
+                        **no_reply_evidence(probe, reply, f"a reply with id {request_id!r} (same JSON type)"),
+                        "near_miss": got,
+                    },
+                )
+        if not probe.stalled:
+            f.passed("id-echo", 'ids 0, 42, "abc" and "7" came back with the same value and type')
+
+    def tools_list(self) -> list[dict[str, Any]] | None:
+        probe, f = self.probe, self.f
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        for _page in range(20):
+            reply = probe.request("tools/list", {"cursor": cursor} if cursor else None, id="tools-list")
+            if reply.message is None:
+                f.failed(
+                    "tools-list",
+                    why_no_reply(probe, reply, "tools/list"),
+                    no_reply_evidence(probe, reply, "a result"),
+                )
+                return None
+            if reply.error is not None:
+                self.judge_capabilities(served_tools=reply.code != -32601, list_reply=reply)
+                if reply.code == -32601:
+                    for check in (
+                        "tools-list",
+                        "tool-names",
+                        "tools-call-result",
+                        "unknown-tool",
+                        "tool-error-kind",
+                    ):
+                        f.skipped(check, "the server does not serve tools/list (-32601)")
+                    return None
+                f.failed("tools-list", f"tools/list answered an error: {reply.error}", {"received": reply.error})
+                return None
+            result = reply.result
+            page = result.get("tools") if isinstance(result, dict) else None
+            if not isinstance(page, list):
+                f.failed("tools-list", 'the result has no "tools" list', {"received": show(str(result).encode())})
+                return None
+            tools += page
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        self.judge_capabilities(served_tools=True, list_reply=None)
+        judge_tools(tools, f)
+        return [t for t in tools if isinstance(t, dict)]
+
+    def judge_capabilities(self, served_tools: bool, list_reply: Reply | None) -> None:
+        probe, f = self.probe, self.f
+        caps = self.capabilities if isinstance(self.capabilities, dict) else {}
+        wrong = []
+        if served_tools and "tools" not in caps:
+            wrong.append('tools/list is served but capabilities has no "tools"')
+        if not served_tools and "tools" in caps:
+            wrong.append('capabilities declares "tools" but tools/list answers -32601')
+        for feature in ("prompts", "resources"):
+            reply = probe.request(f"{feature}/list", id=f"{feature}-list")
+            served = reply.message is not None and reply.code != -32601
+            if feature in caps and not served:
+                wrong.append(f'capabilities declares "{feature}" but {feature}/list is not served')
+            if served and feature not in caps and reply.error is None:
+                wrong.append(f'{feature}/list is served but capabilities has no "{feature}"')
+        if wrong:
+            f.failed("capabilities-match", "; ".join(wrong), {"capabilities": caps})
+        else:
+            f.passed("capabilities-match", f"declared capabilities {sorted(caps)} match the methods served")
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Reply:
+        return self.probe.request("tools/call", {"name": name, "arguments": arguments}, id=f"call-{name}")
+
+    def tool_calls(self, tools: list[dict[str, Any]]) -> None:
+        probe, f, ctx = self.probe, self.f, self.ctx
+        shop = self.shop = is_shop(tools)
+        safe = [t for t in tools if isinstance(t.get("name"), str) and safe_to_call(t, shop, ctx.call_tools)]
+        bad_shape: list[str] = []
+        dirty: list[Received] = []
+        for tool in safe:
+            reply = self.call(tool["name"], example_arguments(tool.get("inputSchema")))
+            dirty += noise(reply.others)
+            if reply.message is None:
+                f.failed(
+                    "tools-call-result",
+                    f"tools/call {tool['name']}: {why_no_reply(probe, reply, 'it')}",
+                    no_reply_evidence(probe, reply, "a CallToolResult"),
+                )
+                return
+            if reply.error is None and (problem := result_problem(reply.result)):
+                bad_shape.append(f"{tool['name']}: {problem} (received {show(str(reply.result).encode(), 150)})")
+        after = probe.request("ping", id="after-calls")
+        dirty += noise(after.others)
+        if bad_shape:
+            f.failed("tools-call-result", bad_shape[0], {"problems": bad_shape})
+        elif dirty:
+            f.failed(
+                "tools-call-result",
+                "stdout carried non-protocol lines during tool calls",
+                {"received": [show(i.line.data) for i in dirty[:5]], "expected": "only JSON-RPC replies"},
+            )
+        elif after.message is None:
+            f.failed(
+                "tools-call-result",
+                f"after the tool calls the server stopped answering ({why_no_reply(probe, after, 'ping')})",
+                no_reply_evidence(probe, after, "the reply to ping"),
+            )
+        elif safe:
+            f.passed("tools-call-result", f"{len(safe)} tool(s) called; every result is a valid CallToolResult")
+        else:
+            f.skipped(
+                "tools-call-result",
+                "no tool is annotated readOnlyHint: true; pass --call-tools to call them anyway",
+            )
+        self.unknown_tool()
+        judge_tool_error_kind(probe, safe, "2025-11-25", f, self.call)
+        if shop:
+            self.shop_checks()
+        else:
+            f.skipped("shop-contract", "not a shop server (no count_orders/list_orders/get_order/search_products)")
+            f.skipped("shop-read-only", "not a shop server")
+
+    def unknown_tool(self) -> None:
+        reply = self.call("mcp_lab_no_such_tool", {})
+        f = self.f
+        if reply.message is None:
+            f.failed(
+                "unknown-tool",
+                why_no_reply(self.probe, reply, "it"),
+                no_reply_evidence(self.probe, reply, "-32602"),
+            )
+        elif reply.code == -32602:
+            f.passed("unknown-tool", "an unknown tool gets -32602")
+        else:
+            got = f"error {reply.code}" if reply.error else f"a result {show(str(reply.result).encode(), 150)}"
+            f.failed(
+                "unknown-tool",
+                f"an unknown tool got {got}, not -32602",
+                {
+                    "sent": show(str(reply.sent).encode()),
+                    "received": show(str(reply.message).encode()),
+                    "expected": "a JSON-RPC error with code -32602: an unknown tool is a protocol error",
+                },
+            )
+
+    def shop_checks(self) -> None:
+        def call(name: str, arguments: dict[str, Any]) -> Any:
+            reply = self.call(name, arguments)
+            return reply.result if isinstance(reply.result, dict) else None
+
+        judge_contract(call, self.truth, self.f)
+        judge_injection(call, self.truth, self.f)
+        text = result_text(call("search_products", {"query": UNICODE_QUERY}))
+        if text and UNICODE_QUERY not in text:
+            self.f.failed(
+                "encoding-utf8",
+                f"search_products {UNICODE_QUERY!r} did not bring back the non-ASCII text intact",
+                {"received": text[:300]},
+            )
+
+    def end(self) -> None:
+        probe, f = self.probe, self.f
+        probe.close_stdin()
+        code = probe.wait_exit(2.0)
+        if code == 0:
+            f.passed("exit-on-eof", "exited with status 0 after stdin closed")
+        elif code is None:
+            f.failed(
+                "exit-on-eof",
+                "still running 2 s after stdin closed",
+                {
+                    "expected": "leave the read loop when readline() returns b'' and exit 0",
+                    "stderr_tail": probe.stderr_tail(300),
+                },
+            )
+        else:
+            f.failed(
+                "exit-on-eof",
+                f"exited with status {code} after stdin closed, not 0",
+                {"stderr_tail": probe.stderr_tail()},
+            )
+        probe.close()
+
+
+# -- judges shared with the other probes ---------------------------------------------------
+def judge_initialize(reply: Reply, f: Any) -> None:
+    result = reply.result
+    wrong = []
+    if not isinstance(result, dict):
+        wrong.append("initialize answered an error" if reply.error else "the result is not an object")
+        result = {}
+    if not isinstance(result.get("protocolVersion"), str):
+        wrong.append('"protocolVersion" must be a string')
+    if not isinstance(result.get("capabilities"), dict):
+        wrong.append('"capabilities" must be an object')
+    info = result.get("serverInfo")
+    if not isinstance(info, dict) or not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
+        wrong.append('"serverInfo" must have a "name" and a "version" string')
+    if wrong:
+        f.failed("initialize-result", "; ".join(wrong), {"received": show(str(reply.message).encode(), 500)})
+    else:
+        f.passed(
+            "initialize-result",
+            f"serverInfo {info['name']} {info['version']}, revision {result['protocolVersion']}",
+        )
+
+
+def judge_ping(probe: Probe, reply: Reply, f: Any) -> None:
+    if reply.message is None:
+        f.failed("ping", why_no_reply(probe, reply, "ping"), no_reply_evidence(probe, reply, '{"result": {}}'))
+    elif reply.result == {} and reply.error is None:
+        f.passed("ping", "ping answered {}")
+    else:
+        f.failed(
+            "ping",
+            "ping must be answered with an empty result {}",
+            {"received": show(str(reply.message).encode())},
+        )
+
+
+def judge_tools(tools: list[Any], f: Any) -> None:
+    wrong = []
+    names = []
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            wrong.append(f"tools[{i}] has no name")
+            continue
+        names.append(tool["name"])
+        if (problem := schema_problem(tool.get("inputSchema"))) is not None:
+            wrong.append(f"{tool['name']}: {problem}")
+    if wrong:
+        f.failed("tools-list", wrong[0], {"problems": wrong, "expected": '"inputSchema": {"type": "object", ...}'})
+    else:
+        f.passed("tools-list", f"{len(tools)} tool(s), every inputSchema an object schema")
+    bad = [n for n in names if not TOOL_NAME.match(n)]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if bad or repeated:
+        what = (f"names not matching {TOOL_NAME.pattern}: {bad}" if bad else "") + (
+            f"{'; ' if bad else ''}repeated names: {repeated}" if repeated else ""
+        )
+        f.failed("tool-names", what, {"names": names})
+    else:
+        f.passed("tool-names", "every name matches ^[A-Za-z0-9_-]{1,64}$ and is unique")
+
+
+def judge_tool_error_kind(probe: Probe, safe: list[dict[str, Any]], version: str, f: Any, call: Any) -> None:
+    """Schema-violating arguments: isError from 2025-11-25, -32602 before."""
+    target = next((t for t in safe if violating_arguments(t.get("inputSchema")) is not None), None)
+    if target is None:
+        f.skipped("tool-error-kind", "no callable tool has a typed parameter to get wrong")
+        return
+    arguments = violating_arguments(target["inputSchema"])
+    reply = call(target["name"], arguments)
+    new_rule = version >= "2025-11-25"
+    expected = "a result with isError: true" if new_rule else "a JSON-RPC error -32602"
+    evidence = {
+        "sent": show(str(reply.sent).encode()),
+        "received": show(str(reply.message).encode()),
+        "expected": f"{expected} (negotiated revision {version})",
+    }
+    if reply.message is None:
+        f.failed("tool-error-kind", why_no_reply(probe, reply, "it"), evidence)
+    elif new_rule and isinstance(reply.result, dict) and reply.result.get("isError") is True:
+        f.passed("tool-error-kind", f"bad arguments to {target['name']} give isError under {version}")
+    elif not new_rule and reply.code == -32602:
+        f.passed("tool-error-kind", f"bad arguments to {target['name']} give -32602 under {version}")
+    elif reply.error is None and not (isinstance(reply.result, dict) and reply.result.get("isError")):
+        f.failed("tool-error-kind", f"{target['name']} accepted arguments that break its inputSchema", evidence)
+    else:
+        got = f"error {reply.code}" if reply.error else "an isError result"
+        f.failed("tool-error-kind", f"bad arguments got {got} under {version}; expected {expected}", evidence)

@@ -1,0 +1,69 @@
+"""The report: the same verdicts as words for a person, or as the JSON contract for tools.
+
+PASS  ping                       ping answered {}
+FAIL  notification-silence       the server answered a notification
+      sent: ["notifications/initialized", ...]
+      ...
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from .catalogue import CHECKS
+from .check import Report
+
+LABEL = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skip": "skip"}
+ORDER = ["sent", "received", "expected", "near_miss", "received_after_close", "problems", "differences"]
+
+
+WIDTH = 160  # characters of one evidence value in the text report (the JSON keeps more)
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= WIDTH else text[:WIDTH] + " [...]"
+
+
+def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
+    out.write(f"mcp-lab check: {' '.join(report.command)}\n")
+    width = max(len(r.id) for r in report.results)
+    for result in report.results:
+        out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {result.summary}\n")
+        if result.status not in ("fail", "warn") and not verbose:
+            continue
+        evidence = dict(result.evidence)
+        keys = [k for k in ORDER if k in evidence] + [k for k in evidence if k not in ORDER]
+        for key in keys:
+            value = evidence[key]
+            if value in (None, "", [], {}):
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                out.write(f"        {key}:\n")
+                for item in value[:8]:
+                    out.write(f"          {_value(item)}\n")
+            elif key == "stderr_tail":
+                out.write("        stderr (last lines):\n")
+                for line in str(value).strip().splitlines()[-6:]:
+                    out.write(f"          | {_value(line)}\n")
+            else:
+                out.write(f"        {key}: {_value(value)}\n")
+        check = CHECKS[result.id]
+        if result.status in ("fail", "warn"):
+            out.write(f"        rule: {check.rule}\n")
+            out.write(f"        fix: {check.fix}\n")
+    c = report.counts
+    out.write(
+        f"checks: {c['pass']} pass, {c['fail']} fail, {c['warn']} warn, {c['skip']} skip "
+        f"({report.wall_seconds:.1f} s, {len(report.probes)} server processes)\n"
+    )
+
+
+def write_json(report: Report, out: TextIO) -> None:
+    data = report.as_json()
+    for check in data["checks"]:
+        if check["status"] in ("fail", "warn"):
+            check["evidence"].setdefault("rule", CHECKS[check["id"]].rule)
+            check["evidence"].setdefault("fix", CHECKS[check["id"]].fix)
+    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
