@@ -6,10 +6,11 @@ times the start-up: initialize is sent the moment it starts.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .context import STARTUP_FAIL, STARTUP_WARN, Context, initialize, no_reply_evidence, why_no_reply
-from .probe import Probe, Received, show
+from .probe import same_id, show
 
 # (check, raw line, expected code, ids the error may carry, what it is)
 BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
@@ -29,19 +30,14 @@ BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
 ]
 
 
-def first_message(probe: Probe, timeout: float) -> Received | None:
-    """The next line that decodes to a JSON object (noise is judged by the stdout rules)."""
-    while (item := probe.read(timeout)) is not None:
-        if isinstance(item.message, dict):
-            return item
-    return None
-
-
-def run_bad_input(ctx: Context) -> None:
+def run_bad_input(ctx: Context, started: threading.Event | None = None) -> None:
+    """Probe bad input; set ``started`` once initialize is answered (or given up on)."""
     f = ctx.findings
     probe = ctx.start("bad-input")
     try:
         reply = initialize(probe, ctx, id="startup")
+        if started is not None:
+            started.set()  # the other probes may start now, without skewing this timing
         elapsed = reply.elapsed
         if reply.message is None:
             f.failed(
@@ -59,12 +55,18 @@ def run_bad_input(ctx: Context) -> None:
         else:
             f.passed("startup-time", f"initialize answered {elapsed * 1000:.0f} ms after start")
         probe.notify("notifications/initialized")
+        passed: dict[str, list[str]] = {}
         for n, (check, line, code, ids, what) in enumerate(BAD_INPUTS):
+            # Send the bad line and a ping together: a server answers in order, so whatever
+            # comes before the ping's reply is its answer to the bad line, and no answer costs
+            # no waiting.
             probe.send_raw(line + b"\n")
-            answer = first_message(probe, ctx.timeout)
-            message = answer.message if answer else None
-            error = message.get("error") if isinstance(message, dict) else None
-            got_code = error.get("code") if isinstance(error, dict) else None
+            ping = probe.request("ping", id=f"alive-{n}")
+            answers = [o for o in ping.others if isinstance(o.message, dict) and "method" not in o.message]
+            answer = answers[0] if answers else None
+            message = answer.message if answer else {}
+            error = message.get("error") if isinstance(message.get("error"), dict) else None
+            got_code = error.get("code") if error else None
             evidence = {
                 "sent": show(line),
                 "received": show(answer.line.data) if answer else None,
@@ -75,13 +77,10 @@ def run_bad_input(ctx: Context) -> None:
                 f.failed(check, f"no reply to {what}", evidence)
             elif got_code != code:
                 f.failed(check, f"{what} got {'code ' + str(got_code) if error else 'a result'}, not {code}", evidence)
-            elif not any(message.get("id", None) == i and type(message.get("id")) is type(i) for i in ids):
-                f.failed(check, f"{what} got the right code but id {message.get('id')!r}", evidence)
+            elif not any(same_id(message.get("id"), i) for i in ids):
+                f.failed(check, f"{what} got {code} but with id {message.get('id')!r}", evidence)
             else:
-                f.passed(
-                    check, f"{what} got {code}" if check != "parse-error" else "non-JSON lines get -32700, id null"
-                )
-            ping = probe.request("ping", id=f"alive-{n}")
+                passed.setdefault(check, []).append(what)
             if ping.message is None:
                 f.failed(
                     "survives-bad-input",
@@ -89,6 +88,11 @@ def run_bad_input(ctx: Context) -> None:
                     {**no_reply_evidence(probe, ping, "the reply to ping"), "bad_input": show(line)},
                 )
                 return
+        for check, whats in passed.items():
+            code = next(c for k, _, c, _, _ in BAD_INPUTS if k == check)
+            f.passed(check, f"{code} for {', '.join(whats)}")
         f.passed("survives-bad-input", f"answered ping after each of {len(BAD_INPUTS)} bad inputs")
     finally:
+        if started is not None:
+            started.set()
         probe.close()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bad_input import run_bad_input
-from .context import Context
+from .context import STARTUP_WARN, Context
 from .encoding import run_encoding
 from .main_session import MainSession
 from .shop_contract import ShopTruth, judge_digest
@@ -58,9 +58,10 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
     digest = truth.digest()
     negotiation = Negotiation()
     main = MainSession(ctx, truth)
+    first_up = threading.Event()
     jobs: list[Callable[[], None]] = [
+        lambda: run_bad_input(ctx, first_up),
         main.run,
-        lambda: run_bad_input(ctx),
         lambda: run_encoding(ctx),
         *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
     ]
@@ -73,7 +74,11 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
             errors.append(exc)
 
     threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
-    for thread in threads:
+    # The start-up probe runs alone until initialize is answered, so that the other processes
+    # starting at the same moment on a small machine do not slow its start-up timing.
+    threads[0].start()
+    first_up.wait(STARTUP_WARN)
+    for thread in threads[1:]:
         thread.start()
     for thread in threads:
         thread.join()

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from .context import Context, initialize, no_reply_evidence, why_no_reply
-from .probe import Probe, Received, Reply, show
+from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
 from .tool_calls import (
     TOOL_NAME,
@@ -224,7 +224,7 @@ class MainSession:
             result = reply.result
             page = result.get("tools") if isinstance(result, dict) else None
             if not isinstance(page, list):
-                f.failed("tools-list", 'the result has no "tools" list', {"received": show(str(result).encode())})
+                f.failed("tools-list", 'the result has no "tools" list', {"received": show_json(result)})
                 return None
             tools += page
             cursor = result.get("nextCursor")
@@ -274,7 +274,7 @@ class MainSession:
                 )
                 return
             if reply.error is None and (problem := result_problem(reply.result)):
-                bad_shape.append(f"{tool['name']}: {problem} (received {show(str(reply.result).encode(), 150)})")
+                bad_shape.append(f"{tool['name']}: {problem} (received {show_json(reply.result, 150)})")
         after = probe.request("ping", id="after-calls")
         dirty += noise(after.others)
         if bad_shape:
@@ -318,13 +318,13 @@ class MainSession:
         elif reply.code == -32602:
             f.passed("unknown-tool", "an unknown tool gets -32602")
         else:
-            got = f"error {reply.code}" if reply.error else f"a result {show(str(reply.result).encode(), 150)}"
+            got = f"error {reply.code}" if reply.error else f"a result {show_json(reply.result, 150)}"
             f.failed(
                 "unknown-tool",
                 f"an unknown tool got {got}, not -32602",
                 {
-                    "sent": show(str(reply.sent).encode()),
-                    "received": show(str(reply.message).encode()),
+                    "sent": show_json(reply.sent),
+                    "received": show_json(reply.message),
                     "expected": "a JSON-RPC error with code -32602: an unknown tool is a protocol error",
                 },
             )
@@ -383,7 +383,7 @@ def judge_initialize(reply: Reply, f: Any) -> None:
     if not isinstance(info, dict) or not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
         wrong.append('"serverInfo" must have a "name" and a "version" string')
     if wrong:
-        f.failed("initialize-result", "; ".join(wrong), {"received": show(str(reply.message).encode(), 500)})
+        f.failed("initialize-result", "; ".join(wrong), {"received": show_json(reply.message, 500)})
     else:
         f.passed(
             "initialize-result",
@@ -400,7 +400,7 @@ def judge_ping(probe: Probe, reply: Reply, f: Any) -> None:
         f.failed(
             "ping",
             "ping must be answered with an empty result {}",
-            {"received": show(str(reply.message).encode())},
+            {"received": show_json(reply.message)},
         )
 
 
@@ -440,8 +440,8 @@ def judge_tool_error_kind(probe: Probe, safe: list[dict[str, Any]], version: str
     new_rule = version >= "2025-11-25"
     expected = "a result with isError: true" if new_rule else "a JSON-RPC error -32602"
     evidence = {
-        "sent": show(str(reply.sent).encode()),
-        "received": show(str(reply.message).encode()),
+        "sent": show_json(reply.sent),
+        "received": show_json(reply.message),
         "expected": f"{expected} (negotiated revision {version})",
     }
     if reply.message is None:

@@ -31,6 +31,15 @@ def show(data: bytes, limit: int = CUT) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(data)} bytes)"
 
 
+def show_json(value: Any, limit: int = CUT) -> str:
+    """A decoded value as compact JSON for evidence (not Python's repr)."""
+    try:
+        data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    except (TypeError, ValueError):
+        data = repr(value).encode()
+    return show(data, limit)
+
+
 @dataclass
 class Frame:
     direction: str  # "sent" or "received"

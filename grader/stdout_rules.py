@@ -18,7 +18,7 @@ from typing import Any
 
 from reference.child import Line
 
-from .probe import show
+from .probe import show, show_json
 
 WARN_LINE = 64 * 1024
 FAIL_LINE = 10 * 1024 * 1024
@@ -150,7 +150,7 @@ def judge_lines(lines: Iterable[Line], messages: Iterable[Any], found: Any) -> N
         found.failed(
             "envelope",
             f"{problem} ({len(bad)} message(s))",
-            {"received": show(json.dumps(message).encode())},
+            {"received": show_json(message)},
         )
     else:
         found.passed("envelope", "every message has a valid JSON-RPC 2.0 envelope")

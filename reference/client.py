@@ -11,7 +11,7 @@ What makes a client correct on the wire:
     >>> with Client([sys.executable, "-m", "reference.server"]) as client:
     ...     result = client.initialize()
     ...     client.request("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}})
-    {'content': [{'type': 'text', 'text': '{"status": "paid", "count": 364}'}], 'isError': False}
+    {'content': [{'type': 'text', 'text': '{"status": "paid", "count": 341}'}], 'isError': False}
 """
 
 from __future__ import annotations
@@ -108,12 +108,8 @@ class Client:
             line = self.child.read_line(deadline - self.child.elapsed())
             if line is None:
                 if self.child.stdout_closed.is_set():
-                    raise ClientError(
-                        f"the server closed stdout before answering {method}{self._stderr_hint()}"
-                    )
-                raise ClientError(
-                    f"no reply to {method} (id {request_id}) within {timeout:g} s{self._stderr_hint()}"
-                )
+                    raise ClientError(f"the server closed stdout before answering {method}{self._stderr_hint()}")
+                raise ClientError(f"no reply to {method} (id {request_id}) within {timeout:g} s{self._stderr_hint()}")
             text = line.data.decode("utf-8", "replace")
             try:
                 message = decode(line.data)

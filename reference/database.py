@@ -85,7 +85,12 @@ def open_readonly(path: Path | str) -> sqlite3.Connection:
 
     A missing file is an error here (``mode=ro`` never creates one), not a silent empty database.
     """
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    # mode=ro: writes fail. immutable=1: the file is never changed under us (a rebuild writes a new
+    # file and renames it), so sqlite can skip its locks and journal checks on every query.
+    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
     conn = sqlite3.connect(uri, uri=True)
     conn.execute("PRAGMA query_only = ON")
+    # sqlite reads the file lazily: read it now, so that a file that is not a database fails
+    # here (sqlite3.DatabaseError) instead of on every tool call.
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return conn

@@ -63,10 +63,11 @@ class Dispatcher:
             return envelope.error_message(None, INVALID_REQUEST, "an empty batch")
         replies = []
         for message in batch:
-            if isinstance(message, dict) and message.get("method") in self.no_batch:
-                reply = envelope.error_message(
-                    envelope.id_of(message), INVALID_REQUEST, f"{message['method']} may not be batched"
-                )
+            # Only a *request* (it has an id) is refused; a notification is never answered.
+            # (The method may be any JSON value, even an unhashable one: compare it as a string.)
+            method = message.get("method") if isinstance(message, dict) and "id" in message else None
+            if isinstance(method, str) and method in self.no_batch:
+                reply = envelope.error_message(envelope.id_of(message), INVALID_REQUEST, f"{method} may not be batched")
             else:
                 reply = self.handle_message(message)
             if reply is not None:

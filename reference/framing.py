@@ -30,6 +30,12 @@ def _no_constants(name: str) -> Any:
     raise FrameError(f"{name} is not JSON")
 
 
+# One decoder and one encoder for the whole process: json.loads/json.dumps with options other
+# than the defaults build a new one on every call, which is a measurable share of a round trip.
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def read_frame(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> bytes | None:
     """Read one line; return it without its ``\\n`` (or ``\\r\\n``), or ``None`` at end of input.
 
@@ -59,9 +65,15 @@ def decode(line: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise FrameError(f"not valid UTF-8 at byte {exc.start}") from None
     try:
-        return json.loads(text, parse_constant=_no_constants)
+        if text.startswith("\ufeff"):  # json.loads refuses a byte-order mark too
+            raise FrameError("a UTF-8 byte-order mark before the JSON")
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise FrameError(f"{exc.msg} at column {exc.colno}") from None
+    except RecursionError:  # e.g. 100 000 nested "[": valid JSON, but too deep for the parser
+        raise FrameError("JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits (sys.int_info)
+        raise FrameError(str(exc)) from None
 
 
 def encode(message: Any) -> bytes:
@@ -70,7 +82,7 @@ def encode(message: Any) -> bytes:
     ``json.dumps`` escapes newlines inside strings, so the message cannot break the framing; only
     ``indent=`` would. ``allow_nan=False`` keeps NaN out of the stream.
     """
-    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = _ENCODER.encode(message)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:

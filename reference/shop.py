@@ -167,9 +167,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
             "that does not exist is reported as an error that says which ids exist.",
             {
                 "type": "object",
-                "properties": {
-                    "order_id": {"type": "integer", "minimum": 1, "description": "The order's id."}
-                },
+                "properties": {"order_id": {"type": "integer", "minimum": 1, "description": "The order's id."}},
                 "required": ["order_id"],
                 "additionalProperties": False,
             },

@@ -34,6 +34,7 @@ from .schema import problems
 
 # Stricter than the 2025-11-25 SHOULD (1-128 of [A-Za-z0-9_.-]): what hosts and model APIs accept.
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)  # one for the process, not one per call
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
@@ -66,7 +67,7 @@ class Tool:
 
 def text_result(value: Any, is_error: bool = False) -> dict[str, Any]:
     """A tools/call result: strings as they are, anything else as compact JSON text."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else _TEXT_ENCODER.encode(value)
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 

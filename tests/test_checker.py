@@ -1,0 +1,194 @@
+"""The conformance checker (`mcp-lab check`): its contract, its verdicts, and its own robustness.
+
+Every server here is a real process the checker starts itself. The hostile ones (hanging,
+flooding, forking, ignoring SIGTERM, dying at once) must give verdicts within bounded time and
+leave no process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.catalogue import CHECKS
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = Path(__file__).resolve().parent / "servers"
+REFERENCE = [sys.executable, "-m", "reference.server"]
+SDK_SERVER = [sys.executable, str(ROOT / "bench" / "sdk_shop_server.py")]
+DESIGN_IDS = [
+    "stdout-json-lines", "stdout-silent-at-start", "stdout-flush", "stdout-line-ending", "stdout-strict-json",
+    "stdout-line-size", "encoding-utf8", "envelope", "id-echo", "notification-silence", "parse-error",
+    "invalid-request", "method-not-found", "survives-bad-input", "initialize-result", "version-negotiation",
+    "capabilities-match", "ping", "startup-time", "no-early-server-requests", "stderr-volume", "exit-on-eof",
+    "tools-list", "tool-names", "tools-call-result", "unknown-tool", "tool-error-kind", "shop-contract",
+    "shop-read-only",
+]  # fmt: skip
+
+
+def mcp_lab(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.run(
+        [sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+    )
+
+
+def check_json(server: list[str], *options: str, timeout: float = 90) -> tuple[dict, int, float]:
+    start = time.monotonic()
+    done = mcp_lab("check", "--json", *options, "--", *server, timeout=timeout)
+    elapsed = time.monotonic() - start
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout), done.returncode, elapsed
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in report["checks"]}
+
+
+def test_catalogue_has_exactly_the_design_ids() -> None:
+    assert list(CHECKS) == DESIGN_IDS
+
+
+def test_reference_passes_every_check_and_json_follows_the_contract() -> None:
+    report, code, _ = check_json(REFERENCE)
+    assert code == 0
+    assert set(report) == {"command", "checks", "counts"}
+    assert report["command"] == REFERENCE
+    assert [c["id"] for c in report["checks"]] == DESIGN_IDS
+    for check in report["checks"]:
+        assert set(check) == {"id", "status", "summary", "evidence"}
+        assert isinstance(check["summary"], str) and check["summary"]
+        assert isinstance(check["evidence"], dict)
+    bad = {i: s for i, s in statuses(report).items() if s != "pass"}
+    assert bad == {}, [c for c in report["checks"] if c["status"] != "pass"]
+    assert report["counts"] == {"pass": len(DESIGN_IDS), "fail": 0, "warn": 0, "skip": 0}
+
+
+def test_text_report_names_every_check_and_the_totals() -> None:
+    done = mcp_lab("check", "--", *REFERENCE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for check_id in DESIGN_IDS:
+        assert f"PASS  {check_id}" in done.stdout
+    assert f"checks: {len(DESIGN_IDS)} pass, 0 fail, 0 warn, 0 skip" in done.stdout
+
+
+def test_a_failure_is_explained_with_sent_received_expected_rule_and_fix(tmp_path: Path) -> None:
+    server = tmp_path / "answers_notifications.py"
+    server.write_text(
+        "import json, sys\n"
+        "for raw in sys.stdin.buffer:\n"
+        "    msg = json.loads(raw)\n"
+        "    reply = {'jsonrpc': '2.0', 'id': msg.get('id')}\n"
+        "    if msg.get('method') == 'initialize':\n"
+        "        reply['result'] = {'protocolVersion': '2025-11-25', 'capabilities': {},\n"
+        "                           'serverInfo': {'name': 'x', 'version': '1'}}\n"
+        "    elif msg.get('method') == 'ping':\n"
+        "        reply['result'] = {}\n"
+        "    else:\n"
+        "        reply['error'] = {'code': -32601, 'message': 'Method not found'}\n"
+        "    sys.stdout.write(json.dumps(reply) + '\\n'); sys.stdout.flush()\n"
+    )
+    report, code, _ = check_json([sys.executable, str(server)])
+    assert code == 1
+    silence = next(c for c in report["checks"] if c["id"] == "notification-silence")
+    assert silence["status"] == "fail"
+    evidence = silence["evidence"]
+    assert "notifications/initialized" in evidence["sent"]
+    assert '"id": null' in evidence["received"][0] or '"id":null' in evidence["received"][0]
+    assert "no reply" in evidence["expected"]
+    assert "MUST NOT" in evidence["rule"] and evidence["fix"]
+    text = mcp_lab("check", "--", sys.executable, str(server)).stdout
+    assert "FAIL  notification-silence" in text and "rule:" in text and "fix:" in text
+
+
+def test_sdk_server_report_is_honest() -> None:
+    """The official SDK (mcp 2.x) server, checked like any other. What it reports is documented in
+    the README: it skips non-JSON lines and null ids without an answer, and answers an unknown tool
+    and bad arguments (under 2025-06-18) with isError results. The stdout rules all hold."""
+    report, code, _ = check_json(SDK_SERVER)
+    found = statuses(report)
+    assert code == 1
+    for check_id in ("stdout-json-lines", "stdout-flush", "envelope", "id-echo", "notification-silence",
+                     "initialize-result", "version-negotiation", "ping", "exit-on-eof", "tools-list",
+                     "shop-contract", "shop-read-only"):  # fmt: skip
+        assert found[check_id] == "pass", (check_id, report)
+    assert found["parse-error"] == "fail"
+    assert found["invalid-request"] == "fail"
+    assert found["unknown-tool"] == "fail"
+
+
+HOSTILE = {
+    "hang": ("initialize-result", 25),
+    "never_reads": ("initialize-result", 25),
+    "flood": ("stdout-json-lines", 25),
+    "exits_at_once": ("initialize-result", 10),
+    "huge_line": ("stdout-line-size", 25),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_servers_get_verdicts_in_bounded_time(name: str) -> None:
+    check_id, bound = HOSTILE[name]
+    report, code, elapsed = check_json([sys.executable, str(SERVERS / f"{name}.py")])
+    assert code == 1
+    assert statuses(report)[check_id] == "fail", report
+    assert elapsed < bound, f"{name} took {elapsed:.1f} s"
+
+
+def test_exits_at_once_shows_its_stderr() -> None:
+    report, _, _ = check_json([sys.executable, str(SERVERS / "exits_at_once.py")])
+    init = next(c for c in report["checks"] if c["id"] == "initialize-result")
+    assert "exited" in init["summary"]
+    assert "cannot find config.toml" in init["evidence"]["stderr_tail"]
+
+
+def test_forked_grandchild_and_ignored_sigterm_leave_nothing_behind(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    report, code, elapsed = check_json([sys.executable, str(SERVERS / "fork_ignore_term.py"), str(pid_file)])
+    assert code == 1
+    assert statuses(report)["exit-on-eof"] == "fail"
+    assert elapsed < 30
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 5
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            # A zombie is dead but unreaped: its parent (the checker) is gone, so init reaps it.
+            if Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"process {pid} survived the checker")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check"], "no server command given"),
+        (["check", "--"], "no server command given"),
+        (["check", "--", "/no/such/command"], "cannot start /no/such/command"),
+        (["check", "--timeout", "soon", "--", "true"], "expected a number of seconds"),
+        (["check", "--timeout", "-1", "--", "true"], "expected seconds between 0 and 600"),
+        (["check", "--bogus", "--", "true"], "unrecognized arguments"),
+        (["gallery", "show", "no-such-exhibit"], "no-such-exhibit"),
+        (["gallery"], "required"),
+    ],
+)
+def test_wrong_invocations_get_one_line_and_exit_2(args: list[str], message: str) -> None:
+    done = mcp_lab(*args, timeout=30)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert message in lines[0]
+    assert "Traceback" not in done.stderr
