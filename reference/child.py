@@ -31,8 +31,9 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still counted
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
@@ -45,6 +46,21 @@ def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     env.update(extra or {})
     return env
+
+
+def _chunks(stream: IO[bytes] | None) -> Iterator[bytes]:
+    """Whatever the pipe holds, as soon as it holds it, until it closes."""
+    if stream is None:
+        return
+    fd = stream.fileno()
+    while True:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except OSError:
+            return
+        if not chunk:
+            return
+        yield chunk
 
 
 @dataclass
@@ -106,17 +122,10 @@ class ChildProcess:
 
     # -- reading ---------------------------------------------------------------------------
     def _read_stdout(self) -> None:
-        fd = self.process.stdout.fileno()  # type: ignore[union-attr]
         kept_total = 0
         partial = bytearray()
         partial_size = 0
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
+        for chunk in _chunks(self.process.stdout):
             self.stdout_bytes += len(chunk)
             start = 0
             while True:
@@ -140,14 +149,7 @@ class ChildProcess:
         self.lines.put(None)
 
     def _read_stderr(self) -> None:
-        fd = self.process.stderr.fileno()  # type: ignore[union-attr]
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return
+        for chunk in _chunks(self.process.stderr):
             with self._lock:
                 self.stderr_bytes += len(chunk)
                 self._stderr_tail.append(chunk)
