@@ -1,0 +1,466 @@
+"""The broken-server gallery: small stdio MCP shop servers, each with one deliberate defect.
+
+Every exhibit is a short runnable program (``python grader/gallery/NAME.py``) that subclasses the
+healthy server in ``base.py`` and overrides one thing (one method, two at most). The table below
+is the catalogue: what a host or user sees (the symptom), what is wrong and how to fix it (the
+explanation, shown only on request), and the checker check the exhibit must fail (or warn on).
+
+    >>> get("banner").check
+    'stdout-json-lines'
+    >>> command("crlf")[-1].endswith("crlf.py")
+    True
+
+The exhibit files are never imported here: they are programs, run as child processes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BASE = HERE / "base.py"  # the healthy server: it passes every check
+
+
+@dataclass(frozen=True)
+class Exhibit:
+    name: str  # file stem, e.g. "banner"
+    symptom: str  # one line: what a host or user sees; no spoiler
+    explanation: str  # the defect and its fix, shown only with --reveal
+    check: str  # the checker check id it must fail (or warn on)
+    expect: str  # "fail", or "warn" where the check's threshold makes it a warning
+    field_failure: int | None  # row number in research/field-failures.md; None for subtle variants
+    path: Path  # the exhibit's file
+
+
+# name, field-failures row, check, expect, symptom, explanation
+_TABLE: list[tuple[str, int | None, str, str, str, str]] = [
+    (
+        "banner",
+        1,
+        "stdout-json-lines",
+        "fail",
+        "Node hosts: Unexpected token 'S', \"Shop serve\"... is not valid JSON; "
+        "the Python SDK logs 'Failed to parse JSONRPC message from server'.",
+        "on_start() prints a friendly 'server started' line with print(), which writes to stdout, "
+        "before any request arrives. stdout is the protocol channel: every line on it must be one "
+        "JSON-RPC message, from the first line on. Fix: print the banner to stderr "
+        "(print(..., file=sys.stderr)) or log it there.",
+    ),
+    (
+        "log_to_stdout",
+        2,
+        "stdout-json-lines",
+        "fail",
+        "Connects, lists tools, then every tool call shows "
+        "'Unexpected non-whitespace character after JSON at position 4'.",
+        "on_start() configures logging with stream=sys.stdout at DEBUG level, so the debug line "
+        "that call_tool() logs ('2025-... DEBUG gallery-shop: tools/call ...') lands on stdout "
+        "between messages. A line starting with a year parses as the number 2025 followed by "
+        "junk. Fix: logging.basicConfig(stream=sys.stderr, ...) (stderr is logging's default).",
+    ),
+    (
+        "slow_start",
+        3,
+        "startup-time",
+        "warn",
+        "Some hosts report 'MCP error -32001: Request timed out' on connect; others connect after a pause.",
+        "on_start() sleeps 3 s ('warming caches') before the server reads stdin, so the "
+        "initialize reply comes late. Cline allows 1.5 s, Codex 10 s. Fix: start reading stdin "
+        "at once and do slow work lazily, on first use, or in the background.",
+    ),
+    (
+        "no_exit_on_eof",
+        4,
+        "exit-on-eof",
+        "fail",
+        "Works, but after the host quits, server processes pile up (in the field, some at 100% CPU).",
+        "read_lines() loops on sys.stdin.buffer.readline() forever and ignores b'' (end of "
+        "input: the client closed our stdin). The gallery sleeps 50 ms per turn to spare your "
+        "CPU; the field version spins. Fix: treat b'' as the end: return and exit with status 0 "
+        "(iterating 'for raw in sys.stdin.buffer' does this for you).",
+    ),
+    (
+        "answers_notifications",
+        5,
+        "notification-silence",
+        "fail",
+        "Strict hosts drop the connection right after the handshake: 'Received a response for an unknown message ID'.",
+        "handle_notification() passes every notification on to handle_request() with id null, "
+        "so notifications/initialized (and every other notification) gets a -32601 error reply. "
+        "A notification has no id and MUST NOT be answered, not even with an error. Fix: act on "
+        "the notifications you know and silently ignore the rest.",
+    ),
+    (
+        "bad_input_schema",
+        6,
+        "tools-list",
+        "fail",
+        'The host shows no tools at all: expected "object" at tools.0.inputSchema.type.',
+        "list_tools() replaces count_orders' inputSchema with {} ('every argument is optional "
+        'anyway\'). MCP requires each inputSchema to be a JSON Schema with type: "object", and one '
+        "bad schema makes strict hosts reject the whole list. Fix: a tool without required "
+        'parameters still says {"type": "object", "properties": {...}}, or '
+        '{"type": "object", "additionalProperties": false} when it takes none.',
+    ),
+    (
+        "code_page_crash",
+        7,
+        "encoding-utf8",
+        "fail",
+        "On some Windows machines: UnicodeEncodeError: 'charmap' codec can't encode character, "
+        "and the server dies on the first emoji.",
+        "send() uses print(json.dumps(..., ensure_ascii=False)): print writes to the text layer, "
+        "which encodes with the platform's code page (cp1252 on many Windows machines, "
+        "reproduced here with PYTHONIOENCODING=cp1252). An emoji or CJK character cannot be "
+        "encoded and é comes out as one non-UTF-8 byte. Fix: write UTF-8 bytes yourself to "
+        "sys.stdout.buffer (or use ensure_ascii=True, which escapes everything non-ASCII).",
+    ),
+    (
+        "dies_on_bad_line",
+        8,
+        "survives-bad-input",
+        "fail",
+        "Host log: 'Server transport closed unexpectedly', then the server shows as disconnected.",
+        "handle_line() calls json.loads() without a try, so the first line that is not JSON "
+        "raises JSONDecodeError out of the loop and the process exits with a traceback. Fix: "
+        "catch ValueError, answer -32700 Parse error with id null, and read the next line.",
+    ),
+    (
+        "tool_error_as_protocol_error",
+        9,
+        "shop-contract",
+        "fail",
+        "Asked about an order status that does not exist, the assistant says 'the tool failed' "
+        "and never learns which statuses are valid.",
+        "call_tool() turns every isError result (for example count_orders with an unknown status) "
+        "into a JSON-RPC -32603 error. Protocol errors go to the host, not to the model, so the "
+        "helpful text listing the valid statuses is lost. Fix: a tool that ran and failed "
+        "returns a normal result with isError: true and text the model can act on.",
+    ),
+    (
+        "protocol_error_as_tool_error",
+        9,
+        "unknown-tool",
+        "fail",
+        "Calling a tool that does not exist 'succeeds' with an error text; the host never learns "
+        "its tool list is stale.",
+        "call_tool() answers an unknown tool name with an isError result. An unknown tool is a "
+        "protocol error: JSON-RPC -32602 Invalid params (the spec's own example). Fix: raise "
+        "the -32602 error (the reference Toolbox does) and keep isError for tools that ran and "
+        "failed.",
+    ),
+    (
+        "missing_flush",
+        10,
+        "stdout-flush",
+        "fail",
+        "The handshake hangs until the host times out; yet 'echo ... | python server.py' works.",
+        "write_line() writes to sys.stdout.buffer but never flushes. When stdout is a pipe it is "
+        "block-buffered (8 KiB), so replies sit in the buffer until it fills or the process "
+        "exits; with echo, end of input ends the process, which flushes. PYTHONUNBUFFERED=1 "
+        "hides the bug. Fix: sys.stdout.buffer.flush() after every message.",
+    ),
+    (
+        "id_not_echoed",
+        11,
+        "id-echo",
+        "fail",
+        "Works with most hosts; with the official Python SDK 1.x client the very first request times out.",
+        "handle_request() skips requests whose id is falsy ('if not id'), meant for a missing "
+        "id. But 0 is a perfectly good id (SDK 1.x clients start counting at 0), and that "
+        "request is never answered. Every request gets exactly one reply carrying its id, "
+        "unchanged; test for a notification with '\"id\" not in message', never by truthiness.",
+    ),
+    (
+        "content_length",
+        12,
+        "stdout-json-lines",
+        "fail",
+        "Silent hang on connect, then 'context deadline exceeded' or a timeout.",
+        "write_line() frames every message the LSP way, a 'Content-Length: N' header, a blank "
+        "line and the body with no newline after it. MCP over stdio is one JSON message per "
+        "line, no headers. Fix: write the JSON followed by a single \\n.",
+    ),
+    (
+        "capabilities_mismatch",
+        13,
+        "capabilities-match",
+        "fail",
+        "The server connects but the host shows no tools (or a spinner forever).",
+        "initialize() answers capabilities {} while the server does serve tools/list and "
+        "tools/call. Hosts only ask for what is declared. Fix: declare "
+        '"capabilities": {"tools": {}} (listChanged optional) whenever tools are served, and '
+        "declare nothing you do not serve.",
+    ),
+    (
+        "stderr_flood",
+        14,
+        "stderr-volume",
+        "warn",
+        "Hangs at random under some hosts, often on the first request, with no error anywhere.",
+        "handle_request() writes a 200 KB trace line to stderr for every request. A host that "
+        "does not read the stderr pipe leaves it full (a pipe holds 4-64 KiB), the next write "
+        "blocks and the server freezes. Fix: log little, and at DEBUG only when asked; put big "
+        "dumps in a file.",
+    ),
+    (
+        "fixed_protocol_version",
+        15,
+        "version-negotiation",
+        "warn",
+        'Newer hosts refuse to connect: "Server\'s protocol version is not supported".',
+        'negotiate() always answers "2024-11-05", whatever the client asked, although the '
+        "server speaks 2025-11-25 too. If the server supports the requested version it MUST "
+        "answer with that same version; only an unsupported request gets another (its latest). "
+        "From outside this looks like a server that only knows 2024-11-05, which is legal, so "
+        "the checker can only warn. Fix: return the requested version when it is in SUPPORTED.",
+    ),
+    (
+        "crlf",
+        16,
+        "stdout-line-ending",
+        "fail",
+        "Go clients: 'invalid trailing data at the end of stream'; other hosts are fine.",
+        "write_line() ends every message with \\r\\n. The stdio transport delimits messages with "
+        "\\n and a strict parser reads \\r as trailing data. (On Windows, text-mode stdout "
+        "turns \\n into \\r\\n the same way.) Fix: write bytes ending in a single \\n.",
+    ),
+    (
+        "huge_line",
+        17,
+        "stdout-line-size",
+        "warn",
+        "Python asyncio hosts: 'Separator is not found, and chunk exceed the limit' on tools/list.",
+        "list_tools() pastes every order into list_orders' description, so the tools/list "
+        "reply is one line of over 150 KB. asyncio stream readers stop at 64 KiB per line, the "
+        "TypeScript SDK at 10 MiB. Fix: keep listings small; let the model fetch data with "
+        "tool calls, and page big results.",
+    ),
+    (
+        "bad_tool_names",
+        18,
+        "tool-names",
+        "fail",
+        "The model API rejects every request that includes the server's tools.",
+        "list_tools() publishes namespaced names such as 'orders.count'. Many hosts and model "
+        "APIs accept only ^[A-Za-z0-9_-]{1,64}$, and a single bad name fails the whole request. "
+        "Fix: use letters, digits, _ and - only (orders_count).",
+    ),
+    (
+        "duplicate_tool_names",
+        18,
+        "tool-names",
+        "fail",
+        "The model API rejects every request that includes the server's tools.",
+        "list_tools() adds an 'alias' of count_orders under the same name. Tool names must be "
+        "unique within a server; model APIs reject duplicate function names. Fix: give an "
+        "alias its own name, or leave it out.",
+    ),
+    (
+        "pretty_printed",
+        19,
+        "stdout-json-lines",
+        "fail",
+        "\"Expected property name or '}' in JSON at position 1\"; newer hosts just time out.",
+        "send() uses json.dumps(..., indent=2), which spreads each message over many lines. "
+        "The stdio transport is one message per line, so the reader sees '{' alone. Fix: no "
+        "indent (separators=(',', ':') for compact output).",
+    ),
+    (
+        "child_writes_stdout",
+        20,
+        "tools-call-result",
+        "fail",
+        "Tool calls fail with a parse error about an 'audit: ...' line; ping and tools/list work.",
+        "call_tool() runs a subprocess that inherits the server's stdout, and the child's "
+        "print() lands in the protocol stream before the reply. Fix: give children their own "
+        "pipes: subprocess.run(..., stdin=subprocess.DEVNULL, capture_output=True), and send "
+        "what you need to stderr.",
+    ),
+    (
+        "nan_in_json",
+        21,
+        "stdout-strict-json",
+        "fail",
+        "Every tool call fails in Node hosts: \"Unexpected token 'N'\"; Python clients accept it.",
+        "send_result() adds a relevance score of float('nan') and serialises with json.dumps's "
+        "default allow_nan=True, which writes the bare token NaN: not JSON. Fix: never put NaN "
+        "or Infinity in a message (use null), and dump with allow_nan=False so it fails loudly.",
+    ),
+    (
+        "broken_envelope",
+        22,
+        "envelope",
+        "fail",
+        'Strict hosts reject every reply: "unrecognized keys result, error".',
+        'send_result() adds "error": None next to "result". A response has exactly one of '
+        "result or error, never both, not even a null one. Fix: build the success reply with "
+        "jsonrpc, id and result only.",
+    ),
+    (
+        "wrong_result_shape",
+        23,
+        "tools-call-result",
+        "fail",
+        "Tool calls fail in the host: 'validation errors for CallToolResult'.",
+        'call_tool() returns "content" as a plain string. A tools/call result\'s content is a '
+        'list of typed items, e.g. [{"type": "text", "text": "42"}]. Fix: wrap the text.',
+    ),
+    (
+        "early_server_request",
+        24,
+        "no-early-server-requests",
+        "fail",
+        "The handshake stalls with some hosts: 'Failed to request initial roots'.",
+        "initialize() sends a roots/list request of its own before the handshake is complete, "
+        "and without checking that the client declared the roots capability. Before "
+        "notifications/initialized a server should send nothing but ping and logging. Fix: "
+        "wait for notifications/initialized, and only ask for what the client declared.",
+    ),
+    (
+        "version_echoed",
+        15,
+        "version-negotiation",
+        "fail",
+        "Connects to every host, then breaks in odd ways with hosts newer than the server.",
+        "negotiate() echoes whatever protocolVersion the client proposes, even one it has never "
+        "heard of (1999-01-01, or next year's revision). The client then believes the server "
+        "speaks a revision it does not. Fix: echo only versions in SUPPORTED; answer anything "
+        "else with LATEST.",
+    ),
+    (
+        "bad_line_ignored",
+        None,
+        "parse-error",
+        "fail",
+        "A client that sent a broken line waits for an answer that never comes.",
+        "handle_line() silently skips lines that are not JSON. The server survives, but "
+        "JSON-RPC requires a -32700 Parse error reply with id null. Fix: answer it.",
+    ),
+    (
+        "ready_notification",
+        None,
+        "stdout-silent-at-start",
+        "fail",
+        "Most hosts connect fine; strict ones log an unexpected message before the handshake.",
+        "on_start() announces itself with a notifications/message before any request has "
+        "arrived. The line is valid JSON-RPC, but a server speaks only when spoken to: nothing "
+        "before the client's initialize, and logging notifications only once the client has "
+        "initialized and the server has declared the logging capability. Fix: log readiness to "
+        "stderr.",
+    ),
+    (
+        "third_request_breaks",
+        None,
+        "stdout-line-ending",
+        "fail",
+        "A quick test (initialize, one ping) passes; strict hosts fail a little later.",
+        "From the third request on, write_line() takes a 'fast path' that ends lines in "
+        "\\r\\n. Output rules hold for every line, not just the handshake. Fix: one writer, "
+        "always a single \\n.",
+    ),
+    (
+        "error_replies_broken",
+        None,
+        "envelope",
+        "fail",
+        "Everything works until something goes wrong: then the host never matches the error.",
+        'send_error() leaves out "jsonrpc": "2.0", so only error replies are malformed. Every '
+        "response needs it. Fix: build error replies like result replies.",
+    ),
+    (
+        "string_ids_mangled",
+        None,
+        "id-echo",
+        "fail",
+        "Works with hosts that use integer ids; with string ids some requests time out.",
+        'handle_request() "normalises" numeric string ids: "7" comes back as 7. To the client '
+        "that is a different id (same value, other JSON type). Fix: echo the id unchanged.",
+    ),
+    (
+        "method_not_found_as_invalid_params",
+        None,
+        "method-not-found",
+        "fail",
+        "A host probing for an optional method reads 'Invalid params' and reports a bug in its own request.",
+        "find_handler() reports an unknown method as -32602 Invalid params (a real bug of the "
+        "official SDK 1.x). An unknown method is -32601 Method not found. Fix: keep the codes "
+        "apart.",
+    ),
+    (
+        "ping_not_empty",
+        None,
+        "ping",
+        "fail",
+        "Strict hosts mark the server unhealthy after their first keep-alive ping.",
+        'ping() returns "pong". The ping result is an empty object {}. Fix: return {}.',
+    ),
+    (
+        "null_id_as_notification",
+        None,
+        "invalid-request",
+        "fail",
+        'A request with "id": null gets no answer at all; the client waits forever.',
+        'is_notification() tests message.get("id") is None, so an explicit "id": null counts '
+        'as a notification and is silently dropped. A notification has no "id" member at all; '
+        '"id": null is an invalid request that gets -32600. Fix: test "id" not in message.',
+    ),
+    (
+        "bad_args_accepted",
+        None,
+        "tool-error-kind",
+        "fail",
+        "Bad arguments give odd answers or vague errors instead of a clear message about the arguments.",
+        "call_tool() runs the tool without checking the arguments against its inputSchema, so "
+        "arguments that break the schema reach the tool (or are ignored). They must be "
+        "rejected: -32602 up to 2025-06-18, an isError result naming the problem from "
+        "2025-11-25. Fix: validate first (the reference Toolbox does).",
+    ),
+    (
+        "tool_errors_ignore_version",
+        None,
+        "tool-error-kind",
+        "fail",
+        "Clients on revision 2025-06-18 see bad arguments as a successful call that says it failed.",
+        "call_tool() always reports bad arguments as an isError result. That is right for "
+        "2025-11-25 (SEP-1303) but older revisions require a -32602 protocol error. Fix: decide "
+        "by the negotiated version (self.version >= '2025-11-25').",
+    ),
+    (
+        "unsupported_version_error",
+        None,
+        "version-negotiation",
+        "warn",
+        "A host newer than the server cannot connect at all.",
+        "negotiate() answers an unknown protocolVersion with a -32602 error. The rule is to "
+        "answer with a version the server does support (its latest) and let the client decide. "
+        "(The spec page also shows such an error as an example, so the checker warns.) Fix: "
+        "return LATEST for an unknown version.",
+    ),
+]
+
+_EXHIBITS: dict[str, Exhibit] = {
+    name: Exhibit(name, symptom, explanation, check, expect, row, HERE / f"{name}.py")
+    for name, row, check, expect, symptom, explanation in _TABLE
+}
+
+
+def exhibits() -> list[Exhibit]:
+    """Every exhibit, sorted by name."""
+    return [_EXHIBITS[name] for name in sorted(_EXHIBITS)]
+
+
+def get(name: str) -> Exhibit:
+    """The exhibit called ``name``; KeyError naming the known ones otherwise."""
+    try:
+        return _EXHIBITS[name]
+    except KeyError:
+        known = ", ".join(sorted(_EXHIBITS))
+        raise KeyError(f"no gallery exhibit {name!r}; the exhibits are: {known}") from None
+
+
+def command(name: str) -> list[str]:
+    """The command that runs the exhibit as a stdio server: ``[python, path]``."""
+    return [sys.executable, str(get(name).path)]

@@ -1,0 +1,21 @@
+"""Gallery exhibit: bad_args_accepted."""
+
+from typing import Any
+
+from grader.gallery.base import ShopServer
+from reference.tools import text_result
+
+
+class Server(ShopServer):
+    def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        tool = self.toolbox.tools.get(params.get("name"))
+        if tool is None:
+            return super().call_tool(params)  # unknown tool: -32602 as usual
+        try:
+            return text_result(tool.run(params.get("arguments") or {}))
+        except Exception as exc:
+            return text_result(f"{tool.name} failed: {exc}", is_error=True)
+
+
+if __name__ == "__main__":
+    Server.main()

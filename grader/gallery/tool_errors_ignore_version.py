@@ -1,0 +1,14 @@
+"""Gallery exhibit: tool_errors_ignore_version."""
+
+from typing import Any
+
+from grader.gallery.base import ShopServer
+
+
+class Server(ShopServer):
+    def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.toolbox.call(params, tool_errors_for_bad_arguments=True)
+
+
+if __name__ == "__main__":
+    Server.main()

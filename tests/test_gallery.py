@@ -1,0 +1,244 @@
+"""The broken-server gallery: its catalogue, its exhibit files, and the checker's verdict on each.
+
+- the catalogue covers every row of research/field-failures.md and follows the API the CLI uses;
+- every exhibit is a short standard-library program that subclasses the healthy base server,
+  whose docstring gives nothing away, and that starts and answers without a traceback;
+- THE MAIN TEST: ``mcp-lab check`` gives each exhibit's check the expected verdict, and the
+  healthy base passes every check;
+- (slow) three runs over the whole gallery give the same verdicts.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import gallery
+from reference.child import ChildProcess, child_environment
+
+ROOT = Path(__file__).resolve().parent.parent
+GALLERY_DIR = ROOT / "grader" / "gallery"
+FIELD_FAILURE_ROWS = 24
+# research/field-failures.md is kept with the project's research notes, outside the package.
+FIELD_FAILURES_CANDIDATES = [
+    ROOT / "research" / "field-failures.md",
+    ROOT / "docs" / "research" / "field-failures.md",
+    ROOT.parent / "shared" / "research" / "field-failures.md",
+]
+# The stable check ids of design.md's checker contract.
+CHECK_IDS = {
+    "stdout-json-lines", "stdout-silent-at-start", "stdout-flush", "stdout-line-ending", "stdout-strict-json",
+    "stdout-line-size", "encoding-utf8", "envelope", "id-echo", "notification-silence", "parse-error",
+    "invalid-request", "method-not-found", "survives-bad-input", "initialize-result", "version-negotiation",
+    "capabilities-match", "ping", "startup-time", "no-early-server-requests", "stderr-volume", "exit-on-eof",
+    "tools-list", "tool-names", "tools-call-result", "unknown-tool", "tool-error-kind", "shop-contract",
+    "shop-read-only",
+}  # fmt: skip
+CHECK_TIMEOUT = 60.0  # seconds for one whole `mcp-lab check` run
+EXHIBITS = gallery.exhibits()
+NAMES = [e.name for e in EXHIBITS]
+
+
+# -- the catalogue ---------------------------------------------------------------------------
+def field_failure_rows(text: str) -> set[int]:
+    """The numbers in the first column of the markdown table."""
+    return {int(m.group(1)) for m in re.finditer(r"^\|\s*(\d+)\s*\|", text, re.MULTILINE)}
+
+
+def test_catalogue_covers_every_field_failure_row() -> None:
+    covered = {e.field_failure for e in EXHIBITS if e.field_failure is not None}
+    assert covered == set(range(1, FIELD_FAILURE_ROWS + 1))
+
+
+def test_catalogue_matches_the_field_failures_table() -> None:
+    found = next((p for p in FIELD_FAILURES_CANDIDATES if p.is_file()), None)
+    if found is None:
+        pytest.skip("research/field-failures.md is not available here")
+    rows = field_failure_rows(found.read_text(encoding="utf-8"))
+    assert rows == set(range(1, FIELD_FAILURE_ROWS + 1)), "the table changed: update FIELD_FAILURE_ROWS"
+    assert {e.field_failure for e in EXHIBITS} - {None} == rows
+
+
+def test_catalogue_api() -> None:
+    assert sorted(NAMES) == NAMES and len(set(NAMES)) == len(NAMES)
+    for exhibit in EXHIBITS:
+        assert gallery.get(exhibit.name) is exhibit
+        assert exhibit.path == GALLERY_DIR / f"{exhibit.name}.py"
+        assert gallery.command(exhibit.name) == [sys.executable, str(exhibit.path)]
+        assert exhibit.check in CHECK_IDS, exhibit
+        assert exhibit.expect in ("fail", "warn"), exhibit
+        assert exhibit.symptom and "\n" not in exhibit.symptom, exhibit
+        assert len(exhibit.explanation) > len(exhibit.symptom), exhibit
+    assert gallery.BASE == GALLERY_DIR / "base.py" and gallery.BASE.is_file()
+    with pytest.raises(KeyError, match="banner"):
+        gallery.get("no_such_exhibit")
+
+
+def test_every_exhibit_file_is_catalogued() -> None:
+    files = {p.stem for p in GALLERY_DIR.glob("*.py")} - {"__init__", "base"}
+    assert files == set(NAMES)
+
+
+# -- the exhibit files -----------------------------------------------------------------------
+def imported_modules(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "relative imports break `python grader/gallery/NAME.py`"
+            names.add(node.module or "")
+    return names
+
+
+def allowed_import(module: str) -> bool:
+    top = module.split(".")[0]
+    return module == "grader.gallery.base" or top == "reference" or top in sys.stdlib_module_names
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exhibit_source(name: str) -> None:
+    path = gallery.get(name).path
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    # Neutral: the docstring names the exhibit and gives nothing away (the catalogue explains).
+    assert ast.get_docstring(tree) == f"Gallery exhibit: {name}."
+    bad = {m for m in imported_modules(tree) if not allowed_import(m)}
+    assert not bad, f"only the standard library, grader.gallery.base and reference: {bad}"
+    assert "grader.gallery.base" in imported_modules(tree)
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert [c.name for c in classes] == ["Server"]
+    assert [ast.unparse(b) for b in classes[0].bases] == ["ShopServer"]
+    methods = [n.name for n in classes[0].body if isinstance(n, ast.FunctionDef)]
+    assert 1 <= len(methods) <= 2, f"one defect, in one (at most two) overridden methods: {methods}"
+    assert "if __name__ == '__main__':" in ast.unparse(tree)
+    assert len(source.splitlines()) <= 40, "exhibits stay short"
+
+
+def test_base_source() -> None:
+    tree = ast.parse(gallery.BASE.read_text(encoding="utf-8"))
+    bad = {m for m in imported_modules(tree) if not allowed_import(m)}
+    assert not bad
+    assert len(gallery.BASE.read_text(encoding="utf-8").splitlines()) <= 200
+
+
+def start_and_ping(argv: list[str]) -> tuple[bytes, str, int]:
+    """Start a server, send one ping, close stdin; return stdout, stderr and the exit status.
+
+    Every wait is bounded: an exhibit that does not flush answers when stdin closes, one that
+    never exits is ended by ChildProcess.close().
+    """
+    child = ChildProcess(argv, cwd=str(ROOT))
+    out = b""
+    try:
+        child.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        child.close_stdin()
+        deadline = time.monotonic() + 10
+        while b'"id"' not in out and (left := deadline - time.monotonic()) > 0:
+            line = child.read_line(left)
+            if line is None:
+                break
+            out += line.data + b"\n"
+    finally:
+        code = child.close(grace=0.5)
+    return out, child.stderr_tail(4000), code
+
+
+@pytest.mark.parametrize("name", ["base", *NAMES])
+def test_exhibit_starts_and_answers(name: str) -> None:
+    path = gallery.BASE if name == "base" else gallery.get(name).path
+    out, err, code = start_and_ping([sys.executable, str(path)])
+    assert "Traceback" not in err, err
+    assert b'"id"' in out, f"no reply to ping; stdout {out[:300]!r}; stderr {err}"
+    if name != "no_exit_on_eof":
+        assert code == 0, f"exit status {code}; stderr {err}"
+
+
+# -- the checker's verdicts ------------------------------------------------------------------
+@functools.cache
+def checker_available() -> bool:
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "check", "--help"],
+        capture_output=True,
+        timeout=CHECK_TIMEOUT,
+        cwd=ROOT,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def run_checker(argv: list[str]) -> tuple[dict[str, Any], int]:
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "check", "--json", "--", *argv],
+        capture_output=True,
+        timeout=CHECK_TIMEOUT,
+        env=child_environment(),
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr.decode("utf-8", "replace")
+    return json.loads(done.stdout), done.returncode
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, str]:
+    return {check["id"]: check["status"] for check in report["checks"]}
+
+
+@pytest.fixture
+def checker() -> None:
+    if not checker_available():
+        pytest.skip("checker not available")
+
+
+@pytest.mark.usefixtures("checker")
+@pytest.mark.parametrize("name", NAMES)
+def test_checker_catches_exhibit(name: str) -> None:
+    exhibit = gallery.get(name)
+    report, code = run_checker(gallery.command(name))
+    found = {c["id"]: c for c in report["checks"]}
+    assert exhibit.check in found, f"the checker did not report {exhibit.check}"
+    got = found[exhibit.check]
+    assert got["status"] == exhibit.expect, f"{exhibit.check}: {got['status']}: {got['summary']}"
+    if exhibit.expect == "fail":
+        assert code == 1
+
+
+@pytest.mark.usefixtures("checker")
+def test_checker_passes_the_base_server() -> None:
+    report, code = run_checker([sys.executable, str(gallery.BASE)])
+    wrong = {c["id"]: c["summary"] for c in report["checks"] if c["status"] in ("fail", "warn")}
+    assert not wrong
+    assert code == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.usefixtures("checker")
+def test_gallery_verdicts_are_deterministic() -> None:
+    workers = int(os.environ.get("GALLERY_WORKERS", "2"))
+
+    def gallery_verdicts() -> dict[str, dict[str, str]]:
+        with ThreadPoolExecutor(workers) as pool:
+            reports = pool.map(lambda name: run_checker(gallery.command(name))[0], NAMES)
+            return {name: verdicts(report) for name, report in zip(NAMES, reports, strict=True)}
+
+    first = gallery_verdicts()
+    for _ in range(2):
+        again = gallery_verdicts()
+        changed = {
+            name: {k: (first[name].get(k), v) for k, v in again[name].items() if first[name].get(k) != v}
+            for name in NAMES
+            if again[name] != first[name]
+        }
+        assert not changed, f"verdicts changed between runs (first, now): {changed}"
