@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from reference import PROTOCOL_REVISION
+
 from .context import Context, initialize, no_reply_evidence, why_no_reply
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
@@ -299,7 +301,9 @@ class MainSession:
                 "no tool is annotated readOnlyHint: true; pass --call-tools to call them anyway",
             )
         self.unknown_tool()
-        judge_tool_error_kind(probe, safe, "2025-11-25", f, self.call)
+        # Judge by the revision this session negotiated: an older server answers the older rule.
+        version = self.negotiated if isinstance(self.negotiated, str) else PROTOCOL_REVISION
+        judge_tool_error_kind(probe, safe, version, f, self.call)
         if shop:
             self.shop_checks()
         else:
