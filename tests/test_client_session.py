@@ -1,0 +1,396 @@
+"""reference.child, reference.client and reference.session (and ``mcp-lab session``).
+
+The child: bounded reads, stderr drained, long lines cut but counted, the shutdown order
+(stdin, SIGTERM, SIGKILL) reaching whatever the server forked. The client: replies matched by
+id and JSON type (tiny stdlib fake servers written to tmp_path answer out of order, talk first,
+ask the client things), timeouts and dead servers raise ClientError promptly. The session:
+a transcript against the reference server, and ``!!`` for a banner on stdout.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, ShopOracle, module_argv, run_cli, script_argv, tool_json
+
+from reference.child import ChildProcess, child_environment
+from reference.client import Client, ClientError
+from reference.session import SHOP_CALLS, run_session
+
+FAKE_SERVER = r"""
+import json, sys
+
+mode = sys.argv[1]
+out = sys.stdout.buffer
+
+
+def send(message):
+    out.write(json.dumps(message).encode() + b"\n")
+    out.flush()
+
+
+def read():
+    line = sys.stdin.buffer.readline()
+    return json.loads(line) if line else None
+
+
+if mode == "reverse":
+    # Answers two requests in reverse order, after a reply carrying the right value as a string.
+    first = read()
+    second_id = first["id"] + 1
+    send({"jsonrpc": "2.0", "id": str(first["id"]), "result": {"n": "wrong type"}})
+    send({"jsonrpc": "2.0", "id": second_id, "result": {"n": second_id}})
+    send({"jsonrpc": "2.0", "id": first["id"], "result": {"n": first["id"]}})
+    second = read()
+    assert second["id"] == second_id, second
+elif mode == "chatty":
+    out.write(b"Starting the fake server, v1 ...\n")
+    out.flush()
+    first = read()
+    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+    send({"jsonrpc": "2.0", "id": "s1", "method": "ping"})
+    ping_answer = read()
+    send({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {}})
+    refusal = read()
+    send({"jsonrpc": "2.0", "id": first["id"], "result": {"ping": ping_answer, "refusal": refusal}})
+elif mode == "error":
+    first = read()
+    send({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32601, "message": "no such method"}})
+elif mode == "die":
+    read()
+    sys.stderr.write("fatal: the fake server gave up\n")
+    sys.exit(3)
+for _ in sys.stdin.buffer:
+    pass
+"""
+
+
+@pytest.fixture
+def fake_server(tmp_path: Path) -> Path:
+    path = tmp_path / "fake_server.py"
+    path.write_text(FAKE_SERVER)
+    return path
+
+
+def wait_for_stderr(child: ChildProcess, text: str, timeout: float = 10.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tail = child.stderr_tail()
+        if text in tail:
+            return tail
+        time.sleep(0.02)
+    pytest.fail(f"{text!r} never appeared on stderr: {child.stderr_tail()!r}")
+
+
+# -- child ----------------------------------------------------------------------------------
+def test_child_environment_drops_pythonunbuffered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    env = child_environment({"EXTRA": "x"})
+    assert "PYTHONUNBUFFERED" not in env and env["EXTRA"] == "x"
+    with ChildProcess([sys.executable, "-c", "import os; print(os.environ.get('PYTHONUNBUFFERED'))"]) as child:
+        line = child.read_line(10)
+        assert line is not None and line.data == b"None"
+
+
+def test_child_read_line_times_out_without_hanging() -> None:
+    child = ChildProcess([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    try:
+        started = time.monotonic()
+        assert child.read_line(0.3) is None
+        assert time.monotonic() - started < 5
+        assert not child.stdout_closed.is_set()
+    finally:
+        assert child.close() == 0
+
+
+def test_child_drains_stderr() -> None:
+    # 4 MiB on stderr before the answer: a host that did not drain stderr would deadlock here.
+    code = "import sys; sys.stderr.write('e' * (4 << 20)); sys.stderr.flush(); print('done', flush=True)"
+    with ChildProcess([sys.executable, "-c", code]) as child:
+        line = child.read_line(20)
+        assert line is not None and line.data == b"done"
+        assert child.wait(10) == 0
+        deadline = time.monotonic() + 10
+        while child.stderr_bytes < 4 << 20 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert child.stderr_bytes == 4 << 20
+        assert child.stderr_tail(10) == "e" * 10
+
+
+def test_child_cuts_long_lines_but_counts_them_and_keeps_a_last_partial_line() -> None:
+    code = "import sys; sys.stdout.write('x' * 5000 + '\\n' + 'tail'); sys.stdout.flush()"
+    with ChildProcess([sys.executable, "-c", code], max_line=100) as child:
+        first = child.read_line(10)
+        assert first is not None and first.data == b"x" * 100 and first.size == 5000 and first.cut
+        last = child.read_line(10)
+        assert last is not None and last.data == b"tail" and not last.complete
+        assert child.read_line(10) is None and child.stdout_closed.is_set()
+
+
+def test_child_send_to_a_dead_child_returns_false() -> None:
+    child = ChildProcess([sys.executable, "-c", "pass"])
+    assert child.wait(10) == 0
+    assert not child.send(b"x" * (1 << 20))
+    assert child.close() == 0
+
+
+def test_child_close_kills_what_the_server_forked(tmp_path: Path) -> None:
+    code = textwrap.dedent(
+        """
+        import subprocess, sys, time
+        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        sys.stderr.write(f"grandchild {grandchild.pid}\\n")
+        sys.stderr.flush()
+        sys.stdin.read()
+        """
+    )
+    child = ChildProcess([sys.executable, "-c", code])
+    tail = wait_for_stderr(child, "grandchild ")
+    pid = int(tail.split("grandchild ")[1].split()[0])
+    assert child.close(grace=5) == 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and process_alive(pid):
+        time.sleep(0.05)
+    assert not process_alive(pid), "the grandchild outlived close()"
+
+
+def process_alive(pid: int) -> bool:
+    """True if ``pid`` runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+# -- client against the reference ------------------------------------------------------------------
+def test_client_full_session(shop_db: Path, oracle: ShopOracle) -> None:
+    frames: list[tuple[str, str]] = []
+    client = Client(module_argv(shop_db), timeout=10, on_frame=lambda d, t: frames.append((d, t)))
+    with client:
+        result = client.initialize()
+        assert result["protocolVersion"] == "2025-11-25"
+        assert client.request("ping") == {}
+        answer = client.request("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}})
+        assert tool_json(answer) == oracle.count_orders("paid")
+        with pytest.raises(ClientError) as caught:
+            client.request("tools/call", {"name": "no_such_tool"})
+        assert caught.value.code == -32602
+        with pytest.raises(ClientError) as caught:
+            client.request("resources/list")
+        assert caught.value.code == -32601
+        assert client.notifications == [] and client.noise == []
+        child = client.child
+    assert child is not None and child.process.returncode == 0
+    sent = [json.loads(text) for direction, text in frames if direction == "->"]
+    requests = [m for m in sent if "id" in m]
+    assert [m["id"] for m in requests] == list(range(len(requests)))  # fresh ids from 0
+    assert sent[1] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    received = [json.loads(text) for direction, text in frames if direction == "<-"]
+    assert [m["id"] for m in received] == [m["id"] for m in requests]
+    assert {d for d, _ in frames} == {"->", "<-"}
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2024-11-05"])
+def test_client_initialize_with_an_older_revision(shop_db: Path, version: str) -> None:
+    with Client(module_argv(shop_db), timeout=10) as client:
+        assert client.initialize(version)["protocolVersion"] == version
+
+
+def test_close_without_start_and_twice(shop_db: Path) -> None:
+    assert Client(module_argv(shop_db)).close() is None
+    client = Client(module_argv(shop_db), timeout=10).start()
+    assert client.close() == 0
+    assert client.close() is None
+
+
+# -- client against fake servers ---------------------------------------------------------------------
+def test_client_matches_replies_by_id_and_type(fake_server: Path) -> None:
+    with Client([sys.executable, str(fake_server), "reverse"], timeout=10) as client:
+        assert client.request("first") == {"n": 0}
+        # The second reply came before the second request: it was kept, not lost or mixed up.
+        assert client.early[1]["result"] == {"n": 1}
+        assert client.request("second", timeout=0.5) == {"n": 1}
+        assert "0" in client.early and 0 not in client.early  # "0" is not the id 0
+
+
+def test_client_copes_with_noise_notifications_and_server_requests(fake_server: Path) -> None:
+    frames: list[tuple[str, str]] = []
+    with Client(
+        [sys.executable, str(fake_server), "chatty"], timeout=10, on_frame=lambda d, t: frames.append((d, t))
+    ) as client:
+        result = client.request("hello")
+        assert result["ping"] == {"jsonrpc": "2.0", "id": "s1", "result": {}}
+        refusal = result["refusal"]
+        assert refusal["id"] == "s2" and refusal["error"]["code"] == -32601
+        assert client.notifications == [
+            {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
+        ]
+        assert client.noise == [b"Starting the fake server, v1 ..."]
+    assert ("!!", "Starting the fake server, v1 ...") in frames
+
+
+def test_client_error_reply_raises_with_the_code(fake_server: Path) -> None:
+    with Client([sys.executable, str(fake_server), "error"], timeout=10) as client:
+        with pytest.raises(ClientError) as caught:
+            client.request("anything")
+        assert caught.value.code == -32601
+        assert caught.value.error == {"code": -32601, "message": "no such method"}
+        assert "-32601" in str(caught.value)
+
+
+def test_client_dead_server_raises_with_its_stderr(fake_server: Path) -> None:
+    client = Client([sys.executable, str(fake_server), "die"], timeout=10).start()
+    try:
+        with pytest.raises(ClientError, match="closed stdout") as caught:
+            client.request("anything")
+        assert caught.value.code is None
+        # The reader may see stdout close before the last stderr bytes: check the tail directly.
+        assert client.child is not None
+        wait_for_stderr(client.child, "the fake server gave up")
+        with pytest.raises(ClientError, match="stopped reading"):
+            for _ in range(100):  # the pipe may take a write or two to report the dead reader
+                client.notify("notifications/initialized")
+                time.sleep(0.01)
+    finally:
+        assert client.close() == 3
+
+
+def test_client_timeout_is_prompt() -> None:
+    client = Client([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5).start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(ClientError, match="no reply") as caught:
+            client.request("ping")
+        assert time.monotonic() - started < 5
+        assert caught.value.code is None
+    finally:
+        started = time.monotonic()
+        code = client.close(grace=0.5)
+        assert code is not None and code < 0  # ended by a signal: it never read its stdin
+        assert time.monotonic() - started < 10
+
+
+def test_client_close_ends_a_server_that_ignores_sigterm_and_eof() -> None:
+    code = textwrap.dedent(
+        """
+        import signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.stderr.write("ready\\n")
+        sys.stderr.flush()
+        while True:
+            time.sleep(1)
+        """
+    )
+    client = Client([sys.executable, "-c", code], timeout=1).start()
+    assert client.child is not None
+    child = client.child
+    wait_for_stderr(child, "ready")
+    started = time.monotonic()
+    status = client.close(grace=0.5)
+    assert time.monotonic() - started < 10
+    assert status == -9  # SIGTERM was ignored: SIGKILL ended it
+    assert child.process.poll() is not None
+
+
+def test_client_start_of_a_missing_command_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        Client([str(tmp_path / "no-such-server")]).start()
+
+
+# -- session -----------------------------------------------------------------------------------
+def parse_transcript(text: str) -> list[tuple[str, str]]:
+    lines = text.splitlines()
+    assert lines, "empty transcript"
+    parsed = []
+    for line in lines:
+        direction, _, rest = line.partition(" ")
+        assert direction in ("->", "<-", "!!", "##"), line
+        parsed.append((direction, rest))
+    return parsed
+
+
+def check_reference_transcript(parsed: list[tuple[str, str]], oracle: ShopOracle) -> None:
+    sent = [json.loads(rest) for d, rest in parsed if d == "->"]
+    received = [json.loads(rest) for d, rest in parsed if d == "<-"]
+    assert sent[0]["method"] == "initialize" and sent[1]["method"] == "notifications/initialized"
+    assert [m["params"]["name"] for m in sent if m.get("method") == "tools/call"] == [n for n, _ in SHOP_CALLS]
+    assert len(received) == len([m for m in sent if "id" in m])
+    by_id = {m["id"]: m for m in received}
+    for message in sent:
+        if message.get("method") != "tools/call":
+            continue
+        name, arguments = message["params"]["name"], message["params"]["arguments"]
+        reply = by_id[message["id"]]
+        if name == "no_such_tool":
+            assert reply["error"]["code"] == -32602
+        elif name == "count_orders" and arguments["status"] in oracle.statuses():
+            assert tool_json(reply["result"]) == oracle.count_orders(arguments["status"])
+        elif name == "count_orders":
+            assert reply["result"]["isError"] is True
+        else:
+            assert reply["result"]["isError"] is False
+    assert ("##", "server exited with status 0") in parsed
+
+
+def test_run_session_against_the_reference(shop_db: Path, oracle: ShopOracle) -> None:
+    out = io.StringIO()
+    assert run_session(module_argv(shop_db), out=out, timeout=10) == 0
+    parsed = parse_transcript(out.getvalue())
+    assert not [rest for d, rest in parsed if d == "!!"]
+    check_reference_transcript(parsed, oracle)
+
+
+def test_run_session_against_a_silent_server() -> None:
+    out = io.StringIO()
+    started = time.monotonic()
+    code = run_session([sys.executable, "-c", "import time; time.sleep(60)"], out=out, timeout=0.5)
+    assert code == 1
+    assert time.monotonic() - started < 10
+    assert "## session failed: no reply to initialize" in out.getvalue()
+
+
+@pytest.mark.parametrize("server", ["module", "console-script"])
+def test_cli_session_prints_the_transcript(shop_db: Path, oracle: ShopOracle, server: str) -> None:
+    argv = module_argv(shop_db) if server == "module" else script_argv(shop_db)
+    done = run_cli(["session", "--timeout", "10", "--", *argv], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    check_reference_transcript(parse_transcript(done.stdout.decode()), oracle)
+
+
+def test_cli_session_marks_a_banner(tmp_path: Path, shop_db: Path, oracle: ShopOracle) -> None:
+    banner = tmp_path / "banner_server.py"
+    banner.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "sys.stdout.write('Shop server 1.0 starting...\\n')\n"
+        "sys.stdout.flush()\n"
+        "from reference.server import main\n"
+        f"sys.exit(main(['--db', {str(shop_db)!r}]))\n"
+    )
+    done = run_cli(["session", "--", sys.executable, str(banner)], timeout=60)
+    parsed = parse_transcript(done.stdout.decode())
+    assert ("!!", "Shop server 1.0 starting...") in parsed
+    assert ("##", "1 stdout line(s) were not JSON-RPC messages (marked !!)") in parsed
+    check_reference_transcript(parsed, oracle)
+    assert done.returncode == 0
+
+
+def test_cli_session_against_a_server_that_never_answers() -> None:
+    done = run_cli(["session", "--timeout", "0.5", "--", sys.executable, "-c", "import time; time.sleep(60)"])
+    assert done.returncode == 1
+    assert b"## session failed" in done.stdout

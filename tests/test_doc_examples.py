@@ -1,0 +1,260 @@
+"""The examples in the documentation must be true.
+
+- Every module of ``reference/`` whose source shows ``>>>`` runs as a doctest (one case per
+  module); any failure fails the case.
+- README.md: every ```json block must parse, and every exchange shown in a ```text block as
+  ``-> request`` / ``<- reply`` lines is replayed against a fresh reference server (one per
+  block), the reply compared with the one shown. A ``<-`` line that is JSON must be contained in
+  the real reply (keys it shows must match; lists in full); one elided with ``...`` must match
+  fragment by fragment. A ``->`` line with no ``<-`` after it must get no reply at all. Blocks
+  whose ``->`` lines are elided are illustrations and are not replayed.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import pkgutil
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, Wire
+
+import reference
+from reference import database
+
+README = ROOT / "README.md"
+ELLIPSES = ("...", "\u2026")
+
+
+# -- doctests ---------------------------------------------------------------------------------
+def modules_with_examples() -> list[str]:
+    names = [f"reference.{info.name}" for info in pkgutil.iter_modules(reference.__path__)]
+    names.append("reference")
+    found = []
+    for name in sorted(names):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        if ">>>" in Path(spec.origin).read_text(encoding="utf-8"):
+            found.append(name)
+    return found
+
+
+MODULES = modules_with_examples()
+
+
+def test_the_reference_has_doctests() -> None:
+    assert {"reference.framing", "reference.dispatch", "reference.server", "reference.client"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str, shop_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The shop examples use the default database: point it at the session's built copy.
+    monkeypatch.setenv(database.ENV_VAR, str(shop_db))
+    module = importlib.import_module(name)
+    tests = doctest.DocTestFinder(exclude_empty=True).find(module, name)
+    examples = sum(len(t.examples) for t in tests)
+    assert examples > 0, f"{name} shows >>> but no doctest was found"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report: list[str] = []
+    for test in tests:
+        runner.run(test, out=report.append)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "".join(report)
+    assert result.attempted == examples
+
+
+# -- README ---------------------------------------------------------------------------------
+@dataclass
+class Exchange:
+    request: str
+    replies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    lang: str
+    text: str
+    line: int  # where the block starts in the file (1-based)
+
+
+def fenced_blocks(markdown: str) -> list[Block]:
+    blocks = []
+    for match in re.finditer(r"^```([\w+-]*)[^\n]*\n(.*?)^```", markdown, flags=re.S | re.M):
+        blocks.append(Block(match.group(1).lower(), match.group(2), markdown.count("\n", 0, match.start()) + 1))
+    return blocks
+
+
+def parse_json_block(text: str) -> list[Any]:
+    """A ```json block: one JSON value, or one per line (JSON Lines)."""
+    try:
+        return [json.loads(text)]
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def exchanges(text: str) -> list[Exchange]:
+    """The ``->`` / ``<-`` lines of a ```text block, grouped by request."""
+    found: list[Exchange] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("-> "):
+            found.append(Exchange(line[3:]))
+        elif line.startswith("<- "):
+            assert found, f"a reply shown before any request: {line}"
+            found[-1].replies.append(line[3:])
+    return found
+
+
+def elided(text: str) -> bool:
+    return any(mark in text for mark in ELLIPSES)
+
+
+def contained(shown: Any, actual: Any, where: str = "reply") -> None:
+    """Every key the README shows is in the real reply with the same value (lists in full)."""
+    if isinstance(shown, dict):
+        assert isinstance(actual, dict), f"{where}: expected an object, got {actual!r}"
+        for key, value in shown.items():
+            assert key in actual, f"{where}: no member {key!r} in {actual!r}"
+            contained(value, actual[key], f"{where}.{key}")
+    elif isinstance(shown, list):
+        assert isinstance(actual, list) and len(actual) == len(shown), f"{where}: {shown!r} != {actual!r}"
+        for i, (a, b) in enumerate(zip(shown, actual, strict=True)):
+            contained(a, b, f"{where}[{i}]")
+    else:
+        assert type(shown) is type(actual) and shown == actual, f"{where}: README shows {shown!r}, got {actual!r}"
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def matches(shown: str, actual_line: bytes) -> None:
+    """Compare one ``<-`` line with the reply the server actually sent."""
+    actual = json.loads(actual_line)
+    if not elided(shown):
+        contained(json.loads(shown), actual)
+        return
+    # An elided line: its fragments, whitespace aside, appear in order in the real reply.
+    text = squeeze(actual_line.decode("utf-8"))
+    position = 0
+    for fragment in re.split("|".join(map(re.escape, ELLIPSES)), shown):
+        piece = squeeze(fragment)
+        if not piece:
+            continue
+        found = text.find(piece, position)
+        assert found >= 0, f"README fragment {fragment!r} not in the reply {actual_line.decode()!r}"
+        position = found + len(piece)
+
+
+def replay(wire: Wire, block: list[Exchange]) -> None:
+    for exchange in block:
+        wire.send_raw(exchange.request.encode("utf-8") + b"\n")
+        if not exchange.replies:
+            assert wire.sync() == [], f"no reply expected to {exchange.request}"
+            continue
+        for shown in exchange.replies:
+            wire.recv()
+            matches(shown, wire.lines[-1])
+
+
+def replayable(markdown: str) -> list[tuple[int, list[Exchange]]]:
+    """The text blocks with exchanges whose requests are shown in full."""
+    found = []
+    for block in fenced_blocks(markdown):
+        if block.lang not in ("text", "", "console"):
+            continue
+        shown = exchanges(block.text)
+        if shown and not any(elided(e.request) for e in shown):
+            found.append((block.line, shown))
+    return found
+
+
+def readme() -> str:
+    if not README.is_file():
+        pytest.skip("README.md does not exist yet: no examples to check")
+    return README.read_text(encoding="utf-8")
+
+
+def test_readme_json_blocks_parse() -> None:
+    blocks = [b for b in fenced_blocks(readme()) if b.lang in ("json", "jsonl")]
+    if not blocks:
+        pytest.skip("README.md has no ```json blocks")
+    for block in blocks:
+        try:
+            values = parse_json_block(block.text)
+        except json.JSONDecodeError as exc:
+            pytest.fail(f"README.md line {block.line}: the ```json block does not parse: {exc}")
+        assert values, f"README.md line {block.line}: an empty ```json block"
+
+
+def test_readme_exchanges_match_the_server(start_server: Callable[..., Wire]) -> None:
+    blocks = replayable(readme())
+    if not blocks:
+        pytest.skip("README.md shows no -> / <- exchanges in ```text blocks")
+    for line, block in blocks:
+        wire = start_server()
+        try:
+            replay(wire, block)
+        except AssertionError as exc:
+            raise AssertionError(f"README.md, the block at line {line}: {exc}") from None
+        finally:
+            wire.close()
+
+
+# The replay machinery itself, on a README-like sample, so that it is known to work (and to
+# fail) before README.md has any examples.
+SAMPLE = """
+Some prose.
+
+```json
+{"jsonrpc": "2.0", "id": 1, "method": "ping"}
+```
+
+```text
+$ mcp-lab serve
+-> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}
+<- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}
+-> {"jsonrpc":"2.0","method":"notifications/initialized"}
+-> {"jsonrpc":"2.0","id":"p","method":"ping"}
+<- {"jsonrpc":"2.0","id":"p","result":{}}
+-> this is not JSON
+<- {"jsonrpc":"2.0","id":null,"error":{"code":-32700,...}}
+-> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"lost"}}}
+<- {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"unknown status 'lost'...pending..."}],...}}
+```
+
+```text
+-> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{...}}
+<- {"jsonrpc":"2.0","id":0,"result":{...}}
+```
+"""
+
+
+def test_replay_machinery_on_a_sample(start_server: Callable[..., Wire]) -> None:
+    assert [b.lang for b in fenced_blocks(SAMPLE)] == ["json", "text", "text"]
+    assert parse_json_block(fenced_blocks(SAMPLE)[0].text) == [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
+    blocks = replayable(SAMPLE)
+    assert len(blocks) == 1, "the elided block is an illustration, not replayed"
+    _, block = blocks[0]
+    assert [len(e.replies) for e in block] == [1, 0, 1, 1, 1]
+    replay(start_server(), block)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        '<- {"jsonrpc":"2.0","id":"p","result":{"extra":1}}',
+        '<- {"jsonrpc":"2.0","id":"P","result":{}}',
+        '<- {"jsonrpc":"2.0","id":"p","error":{...}}',
+    ],
+)
+def test_replay_machinery_detects_a_wrong_reply(start_server: Callable[..., Wire], wrong: str) -> None:
+    block = exchanges(f'-> {{"jsonrpc":"2.0","id":"p","method":"ping"}}\n{wrong}\n')
+    with pytest.raises(AssertionError):
+        replay(start_server(), block)

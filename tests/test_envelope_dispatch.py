@@ -1,0 +1,334 @@
+"""reference.errors, reference.envelope, reference.dispatch and the loop of reference.server.
+
+In-process unit tests: the error table, classifying messages into requests, notifications and
+responses, the three branches of dispatch (request, notification, parse error), batches, and
+Server.serve driven with io.BytesIO streams.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import check_envelope
+
+from reference import envelope, errors
+from reference.dispatch import Dispatcher
+from reference.errors import RpcError
+from reference.framing import MAX_LINE_BYTES, decode, encode
+from reference.server import make_server
+
+# -- errors ---------------------------------------------------------------------------------
+JSON_RPC_CODES = {
+    -32700: "Parse error",
+    -32600: "Invalid Request",
+    -32601: "Method not found",
+    -32602: "Invalid params",
+    -32603: "Internal error",
+}
+
+
+def test_error_table_has_the_json_rpc_codes() -> None:
+    assert {code: row.name for code, row in errors.TABLE.items()} == JSON_RPC_CODES
+    for code in JSON_RPC_CODES:
+        row = errors.lookup(code)
+        assert row is not None and row.code == code and row.when
+
+
+def test_lookup_outside_the_table() -> None:
+    assert errors.lookup(-32000) is None
+    assert errors.lookup(0) is None
+
+
+def test_rpc_error_message_and_data() -> None:
+    plain = RpcError(errors.INVALID_PARAMS)
+    assert str(plain) == "Invalid params"
+    assert plain.to_error() == {"code": -32602, "message": "Invalid params"}
+    detailed = RpcError(errors.METHOD_NOT_FOUND, "tools/lisst", data={"hint": "tools/list"})
+    assert detailed.to_error() == {
+        "code": -32601,
+        "message": "Method not found: tools/lisst",
+        "data": {"hint": "tools/list"},
+    }
+
+
+# -- envelope -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        *[(value, True) for value in (0, 42, -1, 10**30, "", "7")],
+        *[(value, False) for value in (None, 1.5, 1.0, True, False, [1], {})],
+    ],
+)
+def test_is_valid_id(value: Any, valid: bool) -> None:
+    assert envelope.is_valid_id(value) is valid
+
+
+def test_classify_request_keeps_id_type() -> None:
+    for request_id in (0, 42, "abc", "7"):
+        kind = envelope.classify({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert isinstance(kind, envelope.Request)
+        assert type(kind.id) is type(request_id) and kind.id == request_id
+        assert kind.params == {}
+
+
+def test_classify_notification_has_no_id_member() -> None:
+    kind = envelope.classify({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"a": 1}})
+    assert kind == envelope.Notification("notifications/initialized", {"a": 1})
+
+
+def test_classify_responses() -> None:
+    assert envelope.classify({"jsonrpc": "2.0", "id": 3, "result": {}}) == envelope.Response(3, {}, None)
+    error = {"code": -1, "message": "x"}
+    assert envelope.classify({"jsonrpc": "2.0", "id": None, "error": error}) == envelope.Response(None, None, error)
+
+
+@pytest.mark.parametrize(
+    ("message", "answer_id"),
+    [
+        ([], None),
+        ("ping", None),
+        (7, None),
+        (None, None),
+        ({"id": 1, "method": "ping"}, 1),  # no jsonrpc member
+        ({"jsonrpc": "1.0", "id": "a", "method": "ping"}, "a"),
+        ({"jsonrpc": 2.0, "id": 1, "method": "ping"}, 1),
+        ({"jsonrpc": "2.0", "id": 5}, 5),  # no method
+        ({"jsonrpc": "2.0", "id": 5, "method": 17}, 5),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": "a string"}, 2),
+        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": None}, 2),
+        ({"jsonrpc": "2.0", "method": "note", "params": 3}, None),
+    ],
+)
+def test_classify_invalid_requests(message: Any, answer_id: Any) -> None:
+    with pytest.raises(RpcError) as caught:
+        envelope.classify(message)
+    assert caught.value.kind is errors.INVALID_REQUEST
+    assert envelope.id_of(message) == answer_id
+    reply = envelope.error_message(envelope.id_of(message), caught.value)
+    check_envelope(reply)
+    assert reply["error"]["code"] == -32600
+
+
+def test_reply_builders() -> None:
+    assert envelope.result_message("7", {}) == {"jsonrpc": "2.0", "id": "7", "result": {}}
+    reply = envelope.error_message(None, errors.PARSE_ERROR, "bad")
+    assert reply == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error: bad"}}
+
+
+# -- dispatch -------------------------------------------------------------------------------
+class Recorder:
+    """Real handlers that record what they were given."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, Any]] = []
+
+    def method(self, name: str) -> Any:
+        def handler(params: Any) -> Any:
+            self.seen.append((name, params))
+            if name == "fail":
+                raise RuntimeError("boom")
+            if name == "reject":
+                raise RpcError(errors.INVALID_PARAMS, "no")
+            return {"echo": params}
+
+        return handler
+
+    def notification(self, name: str) -> Any:
+        def handler(params: Any) -> None:
+            self.seen.append((name, params))
+            if name == "bad/note":
+                raise ValueError("a notification handler failed")
+
+        return handler
+
+
+def dispatcher(recorder: Recorder, batches: bool = False) -> Dispatcher:
+    return Dispatcher(
+        methods={name: recorder.method(name) for name in ("initialize", "echo", "fail", "reject")},
+        notifications={name: recorder.notification(name) for name in ("good/note", "bad/note")},
+        batches_allowed=lambda: batches,
+    )
+
+
+def line(message: Any) -> bytes:
+    return encode(message).rstrip(b"\n")
+
+
+def test_request_is_answered_once_with_its_id() -> None:
+    rec = Recorder()
+    reply = dispatcher(rec).handle_line(line({"jsonrpc": "2.0", "id": "7", "method": "echo", "params": {"a": 1}}))
+    assert reply == {"jsonrpc": "2.0", "id": "7", "result": {"echo": {"a": 1}}}
+    assert rec.seen == [("echo", {"a": 1})]
+
+
+def test_notification_runs_and_is_not_answered() -> None:
+    rec = Recorder()
+    d = dispatcher(rec)
+    assert d.handle_line(line({"jsonrpc": "2.0", "method": "good/note", "params": {"x": 1}})) is None
+    assert d.handle_line(line({"jsonrpc": "2.0", "method": "unknown/note"})) is None
+    assert d.handle_line(line({"jsonrpc": "2.0", "method": "echo"})) is None  # a request method, no id
+    assert rec.seen == [("good/note", {"x": 1})]
+
+
+def test_failing_notification_is_still_not_answered(capsys: pytest.CaptureFixture[str]) -> None:
+    rec = Recorder()
+    assert dispatcher(rec).handle_line(line({"jsonrpc": "2.0", "method": "bad/note"})) is None
+    assert "a notification handler failed" in capsys.readouterr().err
+
+
+def test_parse_error_has_null_id() -> None:
+    reply = dispatcher(Recorder()).handle_line(b'{"jsonrpc": "2.0", "id": 1, "method": "echo"')
+    assert reply["id"] is None and reply["error"]["code"] == -32700
+
+
+def test_unknown_method() -> None:
+    reply = dispatcher(Recorder()).handle_line(line({"jsonrpc": "2.0", "id": 0, "method": "tools/lisst"}))
+    assert reply["id"] == 0 and reply["error"]["code"] == -32601
+    assert "tools/lisst" in reply["error"]["message"]
+
+
+def test_params_array_for_a_known_method_is_invalid_params() -> None:
+    rec = Recorder()
+    reply = dispatcher(rec).handle_line(line({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": [1]}))
+    assert reply["error"]["code"] == -32602 and rec.seen == []
+
+
+def test_handler_rpc_error_and_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    d = dispatcher(Recorder())
+    rejected = d.handle_line(line({"jsonrpc": "2.0", "id": 1, "method": "reject"}))
+    assert rejected == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params: no"}}
+    crashed = d.handle_line(line({"jsonrpc": "2.0", "id": 2, "method": "fail"}))
+    assert crashed["id"] == 2 and crashed["error"]["code"] == -32603
+    assert "boom" not in crashed["error"]["message"]  # details go to stderr, not to the client
+    assert "RuntimeError: boom" in capsys.readouterr().err
+
+
+def test_responses_from_the_client_are_ignored() -> None:
+    rec = Recorder()
+    d = dispatcher(rec)
+    assert d.handle_line(line({"jsonrpc": "2.0", "id": 9, "result": {}})) is None
+    assert d.handle_line(line({"jsonrpc": "2.0", "id": 9, "error": {"code": 1, "message": "m"}})) is None
+    assert rec.seen == []
+
+
+def test_batch_refused_when_not_negotiated() -> None:
+    rec = Recorder()
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "echo"}]
+    reply = dispatcher(rec, batches=False).handle_line(line(batch))
+    assert isinstance(reply, dict) and reply["id"] is None and reply["error"]["code"] == -32600
+    assert rec.seen == []  # nothing in the refused batch ran
+
+
+def test_empty_batch() -> None:
+    reply = dispatcher(Recorder(), batches=True).handle_line(b"[]")
+    assert isinstance(reply, dict) and reply["id"] is None and reply["error"]["code"] == -32600
+
+
+def test_batch_of_notifications_gets_nothing() -> None:
+    rec = Recorder()
+    notes = [{"jsonrpc": "2.0", "method": "good/note"}, {"jsonrpc": "2.0", "method": "other"}]
+    assert dispatcher(rec, batches=True).handle_line(line(notes)) is None
+    assert rec.seen == [("good/note", {})]
+
+
+def test_mixed_batch() -> None:
+    rec = Recorder()
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"n": 1}},
+        {"jsonrpc": "2.0", "method": "good/note"},
+        {"jsonrpc": "2.0", "id": "two", "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "method": "initialize"},  # a notification: never answered
+        42,
+        {"jsonrpc": "2.0", "id": 3, "method": "nope"},
+        {"jsonrpc": "2.0", "id": 4, "result": {}},
+    ]
+    reply = dispatcher(rec, batches=True).handle_line(line(batch))
+    assert isinstance(reply, list)
+    for item in reply:
+        check_envelope(item)
+    assert [(r["id"], r.get("error", {}).get("code")) for r in reply] == [
+        (1, None),
+        ("two", -32600),
+        (None, -32600),
+        (3, -32601),
+    ]
+    assert reply[0]["result"] == {"echo": {"n": 1}}
+    assert ("initialize", {}) not in rec.seen  # initialize in a batch is refused, not run
+
+
+# -- Server.serve on in-memory streams ----------------------------------------------------------
+def serve(shop_db: Path, data: bytes) -> tuple[int, bytes]:
+    out = io.BytesIO()
+    code = make_server(shop_db).serve(io.BytesIO(data), out)
+    return code, out.getvalue()
+
+
+def replies(output: bytes) -> list[Any]:
+    assert output == b"" or output.endswith(b"\n")
+    assert b"\r" not in output
+    return [decode(raw) for raw in output.splitlines()]
+
+
+def test_serve_answers_each_line_in_order_and_returns_zero(shop_db: Path) -> None:
+    data = b"".join(
+        encode(m)
+        for m in [
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": "b", "method": "ping"},
+        ]
+    )
+    code, output = serve(shop_db, data)
+    assert code == 0
+    assert replies(output) == [
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+        {"jsonrpc": "2.0", "id": "b", "result": {}},
+    ]
+
+
+def test_serve_crlf_blank_lines_and_last_line_without_newline(shop_db: Path) -> None:
+    data = b'\r\n\n   \n{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0","id":2,"method":"ping"}'
+    code, output = serve(shop_db, data)
+    assert code == 0
+    assert [r["id"] for r in replies(output)] == [1, 2]
+
+
+def test_serve_keeps_going_after_bad_lines(shop_db: Path) -> None:
+    data = b"garbage\n\xff\xfe\n[" + b"[" * 50_000 + b"\n" + b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n'
+    code, output = serve(shop_db, data)
+    assert code == 0
+    got = replies(output)
+    assert [(r["id"], r.get("error", {}).get("code")) for r in got] == [
+        (None, -32700),
+        (None, -32700),
+        (None, -32700),
+        (3, None),
+    ]
+
+
+def test_serve_skips_a_line_over_the_limit(shop_db: Path) -> None:
+    big = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * MAX_LINE_BYTES + b'"}}\n'
+    code, output = serve(shop_db, big + b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+    assert code == 0
+    got = replies(output)
+    assert got[0]["id"] is None and got[0]["error"]["code"] == -32700
+    assert got[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_serve_empty_input(shop_db: Path) -> None:
+    assert serve(shop_db, b"") == (0, b"")
+
+
+def test_serve_non_ascii_is_raw_utf8(shop_db: Path) -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "m\u00e9thode\u2615"}
+    code, output = serve(shop_db, encode(request))
+    assert code == 0
+    assert "m\u00e9thode\u2615".encode() in output
+    assert json.loads(output)["error"]["code"] == -32601
