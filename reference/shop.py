@@ -19,6 +19,8 @@ from .tools import Tool, Toolbox, ToolError
 
 STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
 STATUS_TEXT = ", ".join(STATUSES)
+# Bounds keep every number inside SQLite's 64-bit integers (1e300 is an "integer" to JSON Schema).
+MAX_ID = 2**31 - 1
 
 
 def _status(args: dict[str, Any]) -> str | None:
@@ -139,6 +141,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                     "customer_id": {
                         "type": "integer",
                         "minimum": 1,
+                        "maximum": MAX_ID,
                         "description": "Only this customer's orders.",
                     },
                     "limit": {
@@ -151,6 +154,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                     "offset": {
                         "type": "integer",
                         "minimum": 0,
+                        "maximum": MAX_ID,
                         "default": 0,
                         "description": "Skip this many orders first (default 0).",
                     },
@@ -167,7 +171,9 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
             "that does not exist is reported as an error that says which ids exist.",
             {
                 "type": "object",
-                "properties": {"order_id": {"type": "integer", "minimum": 1, "description": "The order's id."}},
+                "properties": {
+                    "order_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID, "description": "The order's id."}
+                },
                 "required": ["order_id"],
                 "additionalProperties": False,
             },
