@@ -76,12 +76,20 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
     threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
     # The start-up probe runs alone until initialize is answered, so that the other processes
     # starting at the same moment on a small machine do not slow its start-up timing.
-    threads[0].start()
-    first_up.wait(STARTUP_WARN)
-    for thread in threads[1:]:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        threads[0].start()
+        first_up.wait(STARTUP_WARN)
+        for thread in threads[1:]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except BaseException:
+        # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
+        # own, out of reach of the terminal's signal, so end them here or they outlive us.
+        ctx.closed = True
+        for probe in list(ctx.probes):
+            probe.child.kill()
+        raise
     for probe in ctx.probes:
         probe.close()  # idempotent: every probe is closed, whatever happened
     if errors:

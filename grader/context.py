@@ -29,6 +29,7 @@ class Context:
     call_tools: bool = False  # call every tool, not only the read-only ones
     findings: Findings = field(default_factory=Findings)
     probes: list[Probe] = field(default_factory=list)
+    closed: bool = False  # set when the run is being torn down: start no more servers
 
     @property
     def init_timeout(self) -> float:
@@ -36,6 +37,8 @@ class Context:
         return max(self.timeout, STARTUP_FAIL)
 
     def start(self, name: str, env: Mapping[str, str] | None = None) -> Probe:
+        if self.closed:
+            raise RuntimeError("the check is being stopped")
         probe = Probe(self.argv, self.timeout, env=env, name=name)
         self.probes.append(probe)
         return probe

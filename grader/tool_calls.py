@@ -19,6 +19,8 @@ from typing import Any
 SHOP_TOOLS = frozenset({"count_orders", "list_orders", "get_order", "search_products"})
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+# Free text for string parameters: non-ASCII on purpose, so that every tool call also tests UTF-8.
+EXAMPLE_TEXT = "mcp-lab ü ☕ 桜"
 SCHEMA_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
 
 
@@ -33,7 +35,7 @@ def safe_to_call(tool: dict[str, Any], shop: bool, call_tools: bool) -> bool:
 
 def _example(schema: Any) -> Any:
     if not isinstance(schema, dict):
-        return "mcp-lab"
+        return EXAMPLE_TEXT
     if "default" in schema:
         return schema["default"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -49,7 +51,7 @@ def _example(schema: Any) -> Any:
         return []
     if kind == "object":
         return example_arguments(schema)
-    return "mcp-lab"
+    return EXAMPLE_TEXT
 
 
 def example_arguments(schema: Any) -> dict[str, Any]:

@@ -231,6 +231,11 @@ class ChildProcess:
                 stream.close()
         return code
 
+    def kill(self) -> None:
+        """End the child and its session at once (SIGKILL), for when there is no time to ask."""
+        self._signal_group(signal.SIGKILL)
+        self.wait(1.0)
+
     def __enter__(self) -> ChildProcess:
         return self
 

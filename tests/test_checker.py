@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -156,19 +157,43 @@ def test_forked_grandchild_and_ignored_sigterm_leave_nothing_behind(tmp_path: Pa
     assert elapsed < 30
     pids = [int(p) for p in pid_file.read_text().split()]
     assert len(pids) == 2
-    deadline = time.monotonic() + 5
-    for pid in pids:
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            # A zombie is dead but unreaped: its parent (the checker) is gone, so init reaps it.
-            if Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-                break
+    assert [pid for pid in pids if not wait_dead(pid, 5)] == []
+
+
+def wait_dead(pid: int, seconds: float) -> bool:
+    """True once ``pid`` is gone (or a zombie: dead, waiting for init to reap it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().split()[2] == "Z":
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    command = [sys.executable, "-m", "grader.cli", "check", "--", sys.executable, str(SERVERS / "records_pids.py")]
+    checker = subprocess.Popen(
+        [*command, str(pid_file)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(pid_file.read_text().split() if pid_file.exists() else []) < 7:
             time.sleep(0.1)
-        else:
-            pytest.fail(f"process {pid} survived the checker")
+        checker.send_signal(signal.SIGINT)
+        assert checker.wait(timeout=15) == 130
+    finally:
+        checker.kill()
+        checker.communicate()
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == 7, "the checker starts seven server processes"
+    assert [pid for pid in pids if not wait_dead(pid, 5)] == []
 
 
 @pytest.mark.parametrize(
