@@ -68,5 +68,7 @@ def why_no_reply(probe: Probe, reply: Reply, what: str) -> str:
     if reply.near_miss is not None:
         return f"the reply to {what} came back with the id in another JSON type"
     if not probe.alive() or probe.stdout_closed():
-        return f"the server exited before answering {what} (status {probe.child.process.poll()})"
+        code = probe.wait_exit(0.5)  # stdout closes a moment before the exit status is known
+        status = f"exit status {code}" if code is not None else "it closed its stdout"
+        return f"the server exited before answering {what} ({status})"
     return f"no reply to {what} within {reply.elapsed:.1f} s"

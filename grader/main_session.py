@@ -8,6 +8,7 @@ stops answering ends the session early, and the later checks say why they were s
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -187,9 +188,13 @@ class MainSession:
                 got = show(reply.near_miss.line.data) if reply.near_miss else None
                 f.failed(
                     check,
-                    f"ping with id {request_id!r}: {why_no_reply(probe, reply, 'it')}",
+                    f"ping with id {json.dumps(request_id, ensure_ascii=False)}: {why_no_reply(probe, reply, 'it')}",
                     {
-                        **no_reply_evidence(probe, reply, f"a reply with id {request_id!r} (same JSON type)"),
+                        **no_reply_evidence(
+                            probe,
+                            reply,
+                            f"a reply with id {json.dumps(request_id, ensure_ascii=False)} (same JSON type)",
+                        ),
                         "near_miss": got,
                     },
                 )

@@ -48,7 +48,7 @@ class Frame:
     stdin_open: bool = True
 
     def as_evidence(self) -> str:
-        return show(self.data)
+        return show(self.data.rstrip(b"\n"))
 
 
 @dataclass
@@ -186,7 +186,10 @@ class Probe:
                 reply.message = candidate
                 break
             if is_response and json.dumps(candidate["id"]).strip('"') == json.dumps(want).strip('"'):
+                # Our id's value in another JSON type ("7" back as 7): that was the reply.
                 reply.near_miss = item
+                reply.others.append(item)
+                break
             reply.others.append(item)
         reply.elapsed = self.child.elapsed() - start
         if reply.message is None and self.alive():
