@@ -55,6 +55,9 @@ def run_bad_input(ctx: Context, started: threading.Event | None = None) -> None:
         else:
             f.passed("startup-time", f"initialize answered {elapsed * 1000:.0f} ms after start")
         probe.notify("notifications/initialized")
+        # A ping as a fence: anything the server says about the notification (it should say
+        # nothing) arrives before this reply, not where the answer to a bad input is expected.
+        probe.request("ping", id="fence")
         passed: dict[str, list[str]] = {}
         survived = True
         for n, (check, line, code, ids, what) in enumerate(BAD_INPUTS):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -106,6 +108,21 @@ def test_a_failure_is_explained_with_sent_received_expected_rule_and_fix(tmp_pat
     assert "MUST NOT" in evidence["rule"] and evidence["fix"]
     text = mcp_lab("check", "--", sys.executable, str(server)).stdout
     assert "FAIL  notification-silence" in text and "rule:" in text and "fix:" in text
+
+
+def test_readme_report_example_is_real() -> None:
+    """The JSON report shown in README.md is what the checker says about that command today."""
+    blocks = re.findall(r"```json\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)
+    example = next(json.loads(b) for b in blocks if '"checks"' in b)
+    bin_dir = str(Path(sys.executable).parent)  # where the mcp-lab console script lives
+    command = [shutil.which(example["command"][0], path=bin_dir) or "mcp-lab", *example["command"][1:]]
+    report, _, _ = check_json(command)
+    assert report["counts"] == example["counts"]
+    real = {c["id"]: c for c in report["checks"]}
+    for shown in example["checks"]:
+        check = real[shown["id"]]
+        assert (check["status"], check["summary"]) == (shown["status"], shown["summary"])
+        assert {k: check["evidence"][k] for k in shown["evidence"]} == shown["evidence"]
 
 
 def test_sdk_server_report_is_honest() -> None:
