@@ -17,6 +17,11 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/mcp-lab db build
 	$(BIN)/mcp-lab session -- $(BIN)/mcp-lab serve
+	@echo
+	@echo "Next, with the environment active (. $(BIN)/activate):"
+	@echo "  mcp-lab check -- mcp-lab serve                 every check on the reference server"
+	@echo "  mcp-lab gallery list                           broken servers to diagnose"
+	@echo "  mcp-lab check -- mcp-lab gallery run banner    diagnose one"
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
