@@ -106,7 +106,8 @@ class MainSession:
         reply = initialize(probe, self.ctx)
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
-        unprompted = early + [i for i in reply.others if not is_ping_request(i)]
+        # (Without a reply, later lines may be a reply the checker could not read: not counted.)
+        unprompted = early + [i for i in reply.others if reply.message is not None and not is_ping_request(i)]
         if unprompted:
             f.failed(
                 "stdout-silent-at-start",
