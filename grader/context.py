@@ -65,10 +65,17 @@ def no_reply_evidence(probe: Probe, reply: Reply, expected: str) -> dict[str, An
 
 
 def why_no_reply(probe: Probe, reply: Reply, what: str) -> str:
+    if reply.spread:
+        return (
+            f"the reply to {what} came pretty-printed over {reply.spread} lines; a host reads one line as one message"
+        )
     if reply.near_miss is not None:
         return f"the reply to {what} came back with the id in another JSON type"
     if not probe.alive() or probe.stdout_closed():
         code = probe.wait_exit(0.5)  # stdout closes a moment before the exit status is known
         status = f"exit status {code}" if code is not None else "it closed its stdout"
         return f"the server exited before answering {what} ({status})"
+    noise = sum(not o.json_ok for o in reply.others)
+    if noise:
+        return f"no readable reply to {what} within {reply.elapsed:.1f} s ({noise} stdout line(s) were not JSON)"
     return f"no reply to {what} within {reply.elapsed:.1f} s"

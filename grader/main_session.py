@@ -151,7 +151,13 @@ class MainSession:
     def no_initialize(self, reply: Reply) -> None:
         probe, f = self.probe, self.f
         evidence = no_reply_evidence(probe, reply, "an initialize result with the same id (1)")
-        if probe.alive() and not probe.stdout_closed():
+        # Bytes that arrived but were never delivered as a line: written and flushed, but not
+        # ended with "\n" (Content-Length framing does that). Not a flush problem.
+        unterminated = probe.child.stdout_bytes - sum(i.line.size + 1 for i in probe.received)
+        why = why_no_reply(probe, reply, "initialize")
+        if unterminated > 0 and not reply.spread:
+            why = f"the server wrote {unterminated} bytes without ending the line: every message must end in \\n"
+        elif probe.alive() and not probe.stdout_closed() and not reply.spread:
             # Silence while stdin is open: is the reply stuck in a buffer? Closing stdin makes a
             # Python server exit, and exiting flushes.
             probe.close_stdin()
@@ -162,7 +168,6 @@ class MainSession:
                     "the initialize reply arrived only after stdin was closed: the server does not flush",
                     {**evidence, "received_after_close": [show(i.line.data) for i in late[:3]]},
                 )
-        why = why_no_reply(probe, reply, "initialize")
         f.failed("initialize-result", why, evidence)
         f.unreached = f"not reached: {why}"
 

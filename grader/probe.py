@@ -69,6 +69,7 @@ class Reply:
     elapsed: float
     others: list[Received] = field(default_factory=list)
     near_miss: Received | None = None  # a reply with the id's value but another JSON type
+    spread: int = 0  # the reply came spread over this many lines (pretty-printed)
 
     @property
     def result(self) -> Any:
@@ -82,6 +83,14 @@ class Reply:
     @property
     def code(self) -> Any:
         return self.error.get("code") if self.error else None
+
+
+def _is_reply(data: bytes, want: Any) -> bool:
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and "method" not in message and same_id(message.get("id"), want)
 
 
 def same_id(a: Any, b: Any) -> bool:
@@ -176,10 +185,21 @@ class Probe:
             reply.elapsed = self.child.elapsed() - start
             return reply
         want = message.get("id")
+        loose: list[bytes] = []  # consecutive lines that are not JSON on their own
         while (left := start + limit - self.child.elapsed()) > 0:
             item = self.read(left)
             if item is None:
                 break
+            if not item.json_ok:
+                loose.append(item.line.data)
+                if item.line.data.strip() == b"}" and _is_reply(b"\n".join(loose), want):
+                    # One message spread over several lines: pretty-printed JSON. It was the
+                    # reply, but no host would read it as one.
+                    reply.spread = len(loose)
+                    reply.others.append(item)
+                    break
+            else:
+                loose.clear()
             candidate = item.message
             is_response = isinstance(candidate, dict) and "method" not in candidate and "id" in candidate
             if is_response and same_id(candidate["id"], want):

@@ -46,6 +46,18 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
+def _hint(text: str) -> str:
+    """A guess at where a non-JSON line comes from, for the summary."""
+    stripped = text.strip()
+    if stripped.lower().startswith("content-length:"):
+        return " (an LSP Content-Length header: MCP stdio has no headers, one JSON message per line)"
+    if stripped in ("{", "}", "[", "]", "},", "],") or text.startswith(("  ", "\t")):
+        return " (a piece of pretty-printed JSON: json.dumps(..., indent=...) spreads one message over lines)"
+    if stripped[:4].isdigit() or stripped[:1] == "[":
+        return " (a log line: logging writes to stdout here)"
+    return ""
+
+
 def line_problems(line: Line) -> list[Problem]:
     """Everything wrong with one stdout line (an empty list for a clean line)."""
     found: list[Problem] = []
@@ -72,12 +84,11 @@ def line_problems(line: Line) -> list[Problem]:
     try:
         value, end = json.JSONDecoder().raw_decode(text)
     except ValueError as exc:
-        found.append(Problem("stdout-json-lines", "fail", f"not JSON: {exc}", line))
+        found.append(Problem("stdout-json-lines", "fail", f"not JSON: {exc}{_hint(text)}", line))
         return found
     if text[end:].strip():
-        found.append(
-            Problem("stdout-json-lines", "fail", f"more than one JSON value on the line (extra at {end})", line)
-        )
+        what = "two messages on one line" if isinstance(value, dict) else "not one JSON value"
+        found.append(Problem("stdout-json-lines", "fail", f"{what}: extra text at column {end + 1}{_hint(text)}", line))
     elif not isinstance(value, dict):
         found.append(Problem("stdout-json-lines", "fail", f"a JSON {type(value).__name__}, not an object", line))
     try:
