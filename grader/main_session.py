@@ -78,17 +78,20 @@ def noise(items: list[Received]) -> list[Received]:
 
 
 class MainSession:
+    probe: Probe  # started by run()
+
     def __init__(self, ctx: Context, truth: ShopTruth) -> None:
         self.ctx = ctx
         self.f = ctx.findings
         self.truth = truth
-        self.probe = ctx.start("main")
         self.early_requests: list[Received] = []
         self.capabilities: Any = {}
         self.negotiated: Any = None  # the protocolVersion answered to 2025-11-25
         self.shop = False
 
     def run(self) -> None:
+        # Started here, in the session's own thread: the start-up probe runs alone first.
+        self.probe = self.ctx.start("main")
         try:
             if self.handshake():
                 self.notifications_and_ping()
