@@ -1,6 +1,7 @@
 """The examples in the documentation must be true.
 
-- Every module of ``reference/`` whose source shows ``>>>`` runs as a doctest (one case per
+- Every module of ``reference/`` and ``grader/`` (with ``grader/gallery/__init__.py``, not the
+  exhibits: they are programs) whose source shows ``>>>`` runs as a doctest (one case per
   module); any failure fails the case.
 - README.md: every ```json block must parse, and every exchange shown in a ```text block as
   ``-> request`` / ``<- reply`` lines is replayed against a fresh reference server (one per
@@ -20,11 +21,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 from conftest import ROOT, Wire
 
+import grader
 import reference
 from reference import database
 
@@ -33,9 +36,10 @@ ELLIPSES = ("...", "\u2026")
 
 
 # -- doctests ---------------------------------------------------------------------------------
-def modules_with_examples() -> list[str]:
-    names = [f"reference.{info.name}" for info in pkgutil.iter_modules(reference.__path__)]
-    names.append("reference")
+def modules_with_examples(package: ModuleType) -> list[str]:
+    """The package and its direct modules (a subpackage by its ``__init__``) that show ``>>>``."""
+    names = [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
+    names.append(package.__name__)
     found = []
     for name in sorted(names):
         spec = importlib.util.find_spec(name)
@@ -45,11 +49,18 @@ def modules_with_examples() -> list[str]:
     return found
 
 
-MODULES = modules_with_examples()
+MODULES = modules_with_examples(reference) + modules_with_examples(grader)
 
 
 def test_the_reference_has_doctests() -> None:
     assert {"reference.framing", "reference.dispatch", "reference.server", "reference.client"} <= set(MODULES)
+
+
+def test_the_grader_has_doctests() -> None:
+    expected = {"grader.catalogue", "grader.verdicts", "grader.stdout_rules", "grader.tool_calls", "grader.gallery"}
+    assert expected <= set(MODULES)
+    # The exhibits are programs run as child processes, never imported: not doctested.
+    assert not [m for m in MODULES if m.startswith("grader.gallery.")]
 
 
 @pytest.mark.parametrize("name", MODULES)
