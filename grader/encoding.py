@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .context import Context, initialize, no_reply_evidence, why_no_reply
 from .main_session import UNICODE_ID, UNICODE_QUERY
-from .tool_calls import SHOP_TOOLS, result_text
+from .tool_calls import is_shop, result_text
 
 ENV = {"PYTHONIOENCODING": "cp1252"}
 
@@ -31,8 +31,7 @@ def run_encoding(ctx: Context) -> None:
             return
         listing = probe.request("tools/list", id="tools")
         tools = listing.result.get("tools") if isinstance(listing.result, dict) else None
-        names = {t.get("name") for t in tools if isinstance(t, dict)} if isinstance(tools, list) else set()
-        if names >= SHOP_TOOLS:
+        if is_shop(tools):
             call = probe.request(
                 "tools/call", {"name": "search_products", "arguments": {"query": UNICODE_QUERY}}, id="search"
             )

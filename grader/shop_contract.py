@@ -53,7 +53,9 @@ class ShopTruth:
 
 
 def has_number(text: str, number: int) -> bool:
-    return re.search(rf"(?<![\d.]){number}(?![\d.])", text) is not None
+    # Not inside a longer number: no digit or decimal point before it, no digit or decimal
+    # fraction after it (a full stop ending a sentence is fine).
+    return re.search(rf"(?<![\d.]){number}(?!\d|\.\d)", text) is not None
 
 
 Call = Callable[[str, dict[str, Any]], Any]  # (tool name, arguments) -> result or None

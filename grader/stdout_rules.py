@@ -82,7 +82,8 @@ def line_problems(line: Line) -> list[Problem]:
         found.append(Problem("stdout-json-lines", "fail", "a blank line (JSON.parse: Unexpected end of input)", line))
         return found
     try:
-        value, end = json.JSONDecoder().raw_decode(text)
+        # JSON may start with whitespace; raw_decode does not skip it by itself.
+        value, end = json.JSONDecoder().raw_decode(text, len(text) - len(text.lstrip()))
     except ValueError as exc:
         found.append(Problem("stdout-json-lines", "fail", f"not JSON: {exc}{_hint(text)}", line))
         return found

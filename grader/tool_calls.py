@@ -24,8 +24,15 @@ EXAMPLE_TEXT = "mcp-lab ü ☕ 桜"
 SCHEMA_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
 
 
-def is_shop(tools: list[dict[str, Any]]) -> bool:
-    return {t.get("name") for t in tools if isinstance(t, dict)} >= SHOP_TOOLS
+def is_shop(tools: Any) -> bool:
+    return tool_names(tools) >= SHOP_TOOLS
+
+
+def tool_names(tools: Any) -> set[str]:
+    """The string names among ``tools`` (anything else there is tools-list's to report)."""
+    if not isinstance(tools, list):
+        return set()
+    return {t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
 
 
 def safe_to_call(tool: dict[str, Any], shop: bool, call_tools: bool) -> bool:
@@ -44,7 +51,9 @@ def _example(schema: Any) -> Any:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind in ("integer", "number"):
-        return max(schema.get("minimum", 1), 1)
+        low, high = schema.get("minimum"), schema.get("maximum")
+        value = max(low, 1) if _is_number(low) else 1
+        return min(value, high) if _is_number(high) else value
     if kind == "boolean":
         return False
     if kind == "array":
@@ -52,6 +61,10 @@ def _example(schema: Any) -> Any:
     if kind == "object":
         return example_arguments(schema)
     return EXAMPLE_TEXT
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def example_arguments(schema: Any) -> dict[str, Any]:
@@ -71,7 +84,7 @@ def violating_arguments(schema: Any) -> dict[str, Any] | None:
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
     for name, prop in schema["properties"].items():
-        if isinstance(prop, dict) and prop.get("type") in WRONG_TYPE:
+        if isinstance(prop, dict) and isinstance(prop.get("type"), str) and prop["type"] in WRONG_TYPE:
             arguments = example_arguments(schema)
             arguments[name] = WRONG_TYPE[prop["type"]]
             return arguments
@@ -92,7 +105,7 @@ def schema_problem(schema: Any) -> str | None:
             return f"property {name!r} must be a schema object"
         kind = prop.get("type") if isinstance(prop, dict) else None
         kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-        if any(k not in SCHEMA_TYPES for k in kinds):
+        if any(not isinstance(k, str) or k not in SCHEMA_TYPES for k in kinds):
             return f"property {name!r} has an unknown type {kind!r}"
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):

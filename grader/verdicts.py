@@ -30,7 +30,7 @@ class Result:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "summary": self.summary, "evidence": self.evidence}
+        return {"id": self.id, "status": self.status, "summary": self.summary, "evidence": dict(self.evidence)}
 
 
 class Findings:

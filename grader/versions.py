@@ -20,6 +20,8 @@ from .tool_calls import is_shop, safe_to_call
 
 UNKNOWN = "1999-01-01"
 PROPOSALS = ["2025-06-18", "2025-03-26", "2024-11-05", UNKNOWN]
+# Every published revision: a server may speak one the course does not (2026-07-28 is stateless).
+KNOWN_REVISIONS = (*SUPPORTED, "2026-07-28")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -74,7 +76,7 @@ def judge_negotiation(ctx: Context, main_answer: Any, negotiation: Negotiation) 
             wrong.append(f"proposed {proposed}: answered {answer!r}, not a revision date")
         elif proposed == UNKNOWN and answer == UNKNOWN:
             wrong.append(f"proposed the unknown {UNKNOWN}: the server echoed it instead of a version it supports")
-        elif answer not in SUPPORTED:
+        elif answer not in KNOWN_REVISIONS:
             wrong.append(f"proposed {proposed}: answered {answer}, which is no MCP revision")
         elif proposed in supported and answer != proposed:
             wrong.append(f"proposed {proposed} (which it supports elsewhere): answered {answer}")

@@ -11,8 +11,8 @@ all, so that a regression in one rule shows up here, fast and by name:
 - versions.judge_negotiation on answers filled in by hand;
 - shop_contract.has_number, the catalogue's wording, and the text and JSON reports.
 
-Tests marked ``xfail(strict=True)`` pin down checker bugs found while writing them: each reason
-says what is wrong; fixing the bug turns the test into an unexpected pass, and the mark goes.
+Several of these found real checker bugs (crashes on list-valued types and names, a non-numeric
+minimum, JSON with leading whitespace, a count ending a sentence); they stay as regression tests.
 """
 
 from __future__ import annotations
@@ -202,12 +202,6 @@ def test_a_last_line_without_newline() -> None:
     assert problems(b"partial {", complete=False) == [("stdout-json-lines", "fail"), ("stdout-json-lines", "fail")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stdout_rules.line_problems (grader/stdout_rules.py:85) parses with JSONDecoder().raw_decode(text), "
-    "which does not skip leading whitespace: a valid message with a leading space is called 'not JSON', "
-    "although hosts (JSON.parse, pydantic) and the checker's own reference.framing.decode accept it",
-)
 @pytest.mark.parametrize("data", [b" " + RESULT, b"\t" + RESULT])
 def test_leading_whitespace_is_json_whitespace(data: bytes) -> None:
     assert line_problems(line(data)) == []
@@ -465,12 +459,6 @@ def test_example_arguments_without_required_properties(schema: Any) -> None:
     assert example_arguments(schema) == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="tool_calls._example (grader/tool_calls.py:47) does max(schema.get('minimum', 1), 1): a "
-    "non-numeric minimum (which schema_problem lets through) raises TypeError and crashes mcp-lab check",
-)
 def test_example_arguments_survive_a_non_numeric_minimum() -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "3"}}, "required": ["n"]}
     assert isinstance(example_arguments(schema), dict)
@@ -509,13 +497,6 @@ def test_violating_arguments_none_when_nothing_is_typed(schema: Any) -> None:
     assert violating_arguments(schema) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="tool_calls.violating_arguments (grader/tool_calls.py:74) tests prop.get('type') in WRONG_TYPE (a "
-    "dict): a type list such as ['string', 'null'] (valid JSON Schema; schema_problem accepts it) raises "
-    "TypeError: unhashable type: 'list', and mcp-lab check crashes with a traceback on such a server",
-)
 def test_violating_arguments_survive_a_type_list() -> None:
     schema = {"type": "object", "properties": {"x": {"type": ["string", "null"]}}}
     assert violating_arguments(schema) in (None, {"x": 12345})
@@ -562,13 +543,6 @@ def test_schema_problem_accepts_a_good_schema(schema: Any) -> None:
     assert schema_problem(schema) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="tool_calls.schema_problem (grader/tool_calls.py:95) tests k not in SCHEMA_TYPES (a frozenset): "
-    "a property type that is an object (or a list holding one) raises TypeError: unhashable type instead "
-    "of being reported as an unknown type",
-)
 def test_schema_problem_reports_an_unhashable_type() -> None:
     schema = {"type": "object", "properties": {"x": {"type": {"enum": ["string"]}}}}
     assert schema_problem(schema) == "property 'x' has an unknown type {'enum': ['string']}"
@@ -645,12 +619,6 @@ def test_is_shop() -> None:
     assert not is_shop([])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="tool_calls.is_shop (grader/tool_calls.py:28) builds a set of t.get('name'): a tool whose name is "
-    "a list raises TypeError: unhashable type, and mcp-lab check crashes (also grader/encoding.py:34)",
-)
 def test_is_shop_survives_a_nameless_tool() -> None:
     shop = [{"name": n} for n in sorted(SHOP_TOOLS)]
     assert is_shop([*shop, {"name": ["count_orders"]}])
@@ -824,12 +792,6 @@ def test_has_number(text: str, found: bool) -> None:
     assert has_number(text, 341) is found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="shop_contract.has_number (grader/shop_contract.py:56) forbids any '.' after the number, so a "
-    "count that ends a sentence ('pending orders: 341.') is not found and shop-contract fails a right "
-    "answer; (?![\\d.]) should be (?!\\d|\\.\\d)",
-)
 def test_has_number_at_the_end_of_a_sentence() -> None:
     assert has_number("pending orders: 341.", 341)
 
@@ -975,12 +937,6 @@ def test_write_json_is_the_contract() -> None:
     assert report.exit_code == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="report.write_json (grader/report.py:65-67) setdefaults rule and fix into check['evidence'], which "
-    "is the Result's own evidence dict (verdicts.Result.as_json does not copy it): writing the JSON changes "
-    "the Report, so a later write_text prints rule and fix twice (latent: the CLI calls only one writer)",
-)
 def test_write_json_leaves_the_report_unchanged() -> None:
     report = sample_report()
     before = [dict(r.evidence) for r in report.results]
