@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ class Report:
     results: list[Result]
     wall_seconds: float = 0.0
     probes: list[str] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)  # checker bugs, for stderr
 
     @property
     def counts(self) -> dict[str, int]:
@@ -65,13 +67,16 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
         lambda: run_encoding(ctx),
         *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
     ]
-    errors: list[BaseException] = []
+    errors: list[OSError] = []
+    internal: list[str] = []
 
     def guarded(job: Callable[[], None]) -> None:
         try:
             job()
-        except BaseException as exc:  # a checker bug must still end in a report
+        except OSError as exc:  # the command cannot be started: a usage error
             errors.append(exc)
+        except Exception:  # a checker bug: the other probes' verdicts still make a report
+            internal.append(traceback.format_exc(limit=-3))
 
     threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
     # The start-up probe runs alone until initialize is answered, so that the other processes
@@ -100,4 +105,4 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
     if main.shop:
         judge_digest(truth, digest, ctx.findings)
     results = list(ctx.findings.results().values())
-    return Report(list(argv), results, time.monotonic() - started, [p.name for p in ctx.probes])
+    return Report(list(argv), results, time.monotonic() - started, [p.name for p in ctx.probes], internal)

@@ -128,6 +128,9 @@ def check_command(args: argparse.Namespace) -> int:
         report = run_check(command, timeout=args.timeout, call_tools=args.call_tools)
     except OSError as exc:
         raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None
+    for error in report.internal_errors:
+        # The checker's own bug, not the server's: say so, and still report what was found.
+        print(f"mcp-lab check: internal error, some checks were not run (please report):\n{error}", file=sys.stderr)
     if args.json:
         write_json(report, sys.stdout)
     else:

@@ -435,7 +435,7 @@ def judge_tools(tools: list[Any], f: Any) -> None:
     names = []
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            wrong.append(f"tools[{i}] has no name")
+            wrong.append(f"tools[{i}] has no name string")
             continue
         names.append(tool["name"])
         if (problem := schema_problem(tool.get("inputSchema"))) is not None:

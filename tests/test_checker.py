@@ -159,6 +159,13 @@ def test_hostile_servers_get_verdicts_in_bounded_time(name: str) -> None:
     assert elapsed < bound, f"{name} took {elapsed:.1f} s"
 
 
+def test_strange_tool_lists_get_verdicts_not_a_checker_crash() -> None:
+    done = mcp_lab("check", "--json", "--", sys.executable, str(SERVERS / "wild_tools.py"))
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    found = statuses(json.loads(done.stdout))
+    assert (found["tools-list"], found["tool-names"], found["tools-call-result"]) == ("fail", "pass", "pass")
+
+
 def test_exits_at_once_shows_its_stderr() -> None:
     report, _, _ = check_json([sys.executable, str(SERVERS / "exits_at_once.py")])
     init = next(c for c in report["checks"] if c["id"] == "initialize-result")
