@@ -18,10 +18,9 @@ from typing import Any
 
 from reference.database import ensure_default, open_readonly
 from reference.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError
+from reference.lifecycle import LATEST, SUPPORTED
 from reference.shop import shop_toolbox
 
-LATEST = "2025-11-25"
-SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_INFO = {"name": "gallery-shop", "version": "1.0.0"}
 
 log = logging.getLogger("gallery-shop")
