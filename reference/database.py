@@ -42,6 +42,10 @@ def build(path: Path | str | None = None) -> Path:
     same moment sees either no file or a complete one, never half a database.
     """
     target = Path(path) if path is not None else default_path()
+    if not SCHEMA.is_file():
+        raise FileNotFoundError(
+            f"the shop's seed data is not in {DATA_DIR}: install the project from its checkout with pip install -e ."
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".shop-", suffix=".db", dir=target.parent)
     os.close(fd)

@@ -105,7 +105,7 @@ def run(db: Path | str | None = None) -> int:
         return 2
     try:
         server = make_server(db)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         print(f"mcp-lab serve: cannot open the database: {exc}", file=sys.stderr)
         return 2
     log(f"serving the shop, revision {LATEST}; stdin closed ends the server")

@@ -137,3 +137,11 @@ def test_default_path_and_ensure_default(tmp_path: Path, monkeypatch: pytest.Mon
     stamp = target.stat().st_mtime_ns
     assert database.ensure_default() == target  # and not rebuilt after that
     assert target.stat().st_mtime_ns == stamp
+
+
+def test_build_without_the_seed_data_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-editable install has no data/ beside the package: the error says what to do."""
+    monkeypatch.setattr(database, "SCHEMA", tmp_path / "missing" / "schema.sql")
+    with pytest.raises(FileNotFoundError, match="pip install -e"):
+        database.build(tmp_path / "shop.db")
+    assert not (tmp_path / "shop.db").exists()
