@@ -49,6 +49,13 @@ def initialize(probe: Probe, ctx: Context, version: str = PROTOCOL_REVISION, id:
     return probe.request("initialize", params, id=id, timeout=ctx.init_timeout)
 
 
+def list_tools(probe: Probe) -> list[dict[str, Any]] | None:
+    """The tools a server lists on its first page (objects only), or None without a list."""
+    reply = probe.request("tools/list", id="tools")
+    tools = reply.result.get("tools") if isinstance(reply.result, dict) else None
+    return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else None
+
+
 def no_reply_evidence(probe: Probe, reply: Reply, expected: str) -> dict[str, Any]:
     """Evidence for a request that got no (matching) reply."""
     evidence: dict[str, Any] = {

@@ -7,7 +7,7 @@ the binary buffers in UTF-8 does not notice.
 
 from __future__ import annotations
 
-from .context import Context, initialize, no_reply_evidence, why_no_reply
+from .context import Context, initialize, list_tools, no_reply_evidence, why_no_reply
 from .main_session import UNICODE_ID, UNICODE_QUERY
 from .tool_calls import is_shop, result_text
 
@@ -29,9 +29,7 @@ def run_encoding(ctx: Context) -> None:
                 no_reply_evidence(probe, reply, f"a reply with id {UNICODE_ID!r}"),
             )
             return
-        listing = probe.request("tools/list", id="tools")
-        tools = listing.result.get("tools") if isinstance(listing.result, dict) else None
-        if is_shop(tools):
+        if is_shop(list_tools(probe)):
             call = probe.request(
                 "tools/call", {"name": "search_products", "arguments": {"query": UNICODE_QUERY}}, id="search"
             )

@@ -9,16 +9,15 @@ stops answering ends the session early, and the later checks say why they were s
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from reference import PROTOCOL_REVISION
+from reference.tools import TOOL_NAME
 
 from .context import Context, initialize, no_reply_evidence, why_no_reply
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
 from .tool_calls import (
-    TOOL_NAME,
     example_arguments,
     is_shop,
     result_problem,
@@ -37,19 +36,6 @@ NOTIFICATIONS = [
     ("notifications/mcp-lab/unknown", {"note": "a notification no server knows"}),
     ("notifications/cancelled", {"requestId": 999999, "reason": "mcp-lab check: nothing to cancel"}),
 ]
-
-
-def collect(probe: Probe, seconds: float) -> list[Received]:
-    deadline = time.monotonic() + seconds
-    lines = []
-    while (left := deadline - time.monotonic()) > 0:
-        item = probe.read(left)
-        if item is None:
-            if probe.stdout_closed():
-                break
-            continue
-        lines.append(item)
-    return lines
 
 
 def server_requests(items: list[Received]) -> list[Received]:
@@ -105,7 +91,7 @@ class MainSession:
     # -- steps -----------------------------------------------------------------------------
     def handshake(self) -> bool:
         probe, f = self.probe, self.f
-        early = collect(probe, SILENT_WINDOW)
+        early = probe.read_for(SILENT_WINDOW)
         reply = initialize(probe, self.ctx)
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
@@ -164,7 +150,7 @@ class MainSession:
             # Silence while stdin is open: is the reply stuck in a buffer? Closing stdin makes a
             # Python server exit, and exiting flushes.
             probe.close_stdin()
-            late = collect(probe, 1.0)
+            late = probe.read_for(1.0)
             if any(isinstance(i.message, dict) and i.message.get("id") == 1 for i in late):
                 f.failed(
                     "stdout-flush",

@@ -156,6 +156,18 @@ class Probe:
         self.received.append(item)
         return item
 
+    def read_for(self, seconds: float) -> list[Received]:
+        """Every line that arrives within ``seconds`` (less if stdout closes)."""
+        deadline = self.child.elapsed() + seconds
+        lines = []
+        while (left := deadline - self.child.elapsed()) > 0:
+            item = self.read(left)
+            if item is not None:
+                lines.append(item)
+            elif self.stdout_closed():
+                break
+        return lines
+
     def drain(self, wait: float = 0.0) -> list[Received]:
         """Lines already there, or arriving within ``wait`` seconds of each other."""
         lines = []

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.child import Line
+from reference.framing import FrameError, decode
 
 from .probe import show, show_json
 
@@ -30,10 +31,6 @@ class Problem:
     severity: str  # "fail" or "warn"
     what: str
     line: Line
-
-
-def _strict_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
 def _lone_surrogate(value: Any) -> bool:
@@ -84,19 +81,21 @@ def line_problems(line: Line) -> list[Problem]:
     try:
         # JSON may start with whitespace; raw_decode does not skip it by itself.
         value, end = json.JSONDecoder().raw_decode(text, len(text) - len(text.lstrip()))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         found.append(Problem("stdout-json-lines", "fail", f"not JSON: {exc}{_hint(text)}", line))
         return found
     if text[end:].strip():
         what = "two messages on one line" if isinstance(value, dict) else "not one JSON value"
         found.append(Problem("stdout-json-lines", "fail", f"{what}: extra text at column {end + 1}{_hint(text)}", line))
-    elif not isinstance(value, dict):
+        return found
+    if not isinstance(value, dict):
         found.append(Problem("stdout-json-lines", "fail", f"a JSON {type(value).__name__}, not an object", line))
     try:
-        strict = json.loads(text, parse_constant=_strict_constant)
-    except ValueError as exc:
-        if "NaN" in str(exc):
-            found.append(Problem("stdout-strict-json", "fail", str(exc), line))
+        # The lenient parse above accepted one value; the reference's strict decoder refuses
+        # it only for what strict JSON forbids (NaN, Infinity).
+        strict = decode(data)
+    except FrameError as exc:
+        found.append(Problem("stdout-strict-json", "fail", f"{exc} (RFC 8259 has no NaN or Infinity)", line))
         strict = None
     if strict is not None and _lone_surrogate(strict):
         found.append(Problem("stdout-strict-json", "fail", "a lone surrogate (\\ud800-\\udfff) in a string", line))

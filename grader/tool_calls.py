@@ -13,11 +13,9 @@ from the tool's inputSchema.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 SHOP_TOOLS = frozenset({"count_orders", "list_orders", "get_order", "search_products"})
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 # Free text for string parameters: non-ASCII on purpose, so that every tool call also tests UTF-8.
 EXAMPLE_TEXT = "mcp-lab ü ☕ 桜"

@@ -14,7 +14,7 @@ from typing import Any
 
 from reference.lifecycle import SUPPORTED
 
-from .context import Context, initialize
+from .context import Context, initialize, list_tools
 from .main_session import judge_tool_error_kind
 from .tool_calls import is_shop, safe_to_call
 
@@ -47,11 +47,9 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
         if proposed != "2025-06-18" or result.get("protocolVersion") != "2025-06-18":
             return
         probe.notify("notifications/initialized")
-        listing = probe.request("tools/list", id="tools")
-        tools = listing.result.get("tools") if isinstance(listing.result, dict) else None
-        if not isinstance(tools, list):
+        tools = list_tools(probe)
+        if tools is None:
             return
-        tools = [t for t in tools if isinstance(t, dict)]
         safe = [t for t in tools if safe_to_call(t, is_shop(tools), ctx.call_tools)]
 
         def call(name: str, arguments: dict[str, Any]) -> Any:
