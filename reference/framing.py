@@ -11,6 +11,16 @@ platform's code page (cp1252 on many Windows machines) and crashes on the first 
     Traceback (most recent call last):
     ...
     reference.framing.FrameError: NaN is not JSON
+    >>> decode(b'{"x": "abc')
+    Traceback (most recent call last):
+    ...
+    reference.framing.FrameError: Unterminated string starting at column 7
+
+A lone surrogate (``"\\ud800"`` in the input) has no UTF-8 form: such a message is written with
+``\\u`` escapes instead, so that the text, an id above all, comes back exactly as it came in.
+
+    >>> encode({"id": decode(b'"\\\\ud800"')})
+    b'{"id":"\\\\ud800"}\\n'
 """
 
 from __future__ import annotations
@@ -34,28 +44,42 @@ def _no_constants(name: str) -> Any:
 # than the defaults build a new one on every call, which is a measurable share of a round trip.
 _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+# For the rare message holding a lone surrogate: pure ASCII, every non-ASCII character escaped.
+_ASCII_ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
 def read_frame(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> bytes | None:
     """Read one line; return it without its ``\\n`` (or ``\\r\\n``), or ``None`` at end of input.
 
-    A line over ``limit`` bytes is consumed to its end and reported with :class:`FrameError`, so
-    the next line is read normally.
+    ``limit`` counts the message's bytes, not its line ending, so a message of exactly ``limit``
+    bytes is served whether it ends in LF or CRLF. A longer line is consumed to its end and
+    reported with :class:`FrameError`, so the next line is read normally.
     """
-    line = stream.readline(limit + 1)
+    # limit + 2: room for the message and a CRLF, and still a bounded read.
+    line = stream.readline(limit + 2)
     if not line:
         return None
-    if len(line) > limit and not line.endswith(b"\n"):
-        while True:  # skip the rest of the oversized line, a chunk at a time
-            rest = stream.readline(1 << 20)
-            if not rest or rest.endswith(b"\n"):
-                break
-        raise FrameError(f"line longer than {limit} bytes")
     if line.endswith(b"\n"):
         line = line[:-1]
         if line.endswith(b"\r"):  # accept CRLF input; we never write it
             line = line[:-1]
+    elif len(line) == limit + 2:  # no newline within reach: skip the rest, a chunk at a time
+        while True:
+            rest = stream.readline(1 << 20)
+            if not rest or rest.endswith(b"\n"):
+                break
+    if len(line) > limit:
+        raise FrameError(f"line longer than {limit} bytes")
     return line
+
+
+def _where(msg: str, column: int) -> str:
+    """``json``'s message with its column, read naturally.
+
+    Some of its messages already end in "at" ("Unterminated string starting at"), which a plain
+    ``" at column"`` would double into "starting at at column 25".
+    """
+    return f"{msg} column {column}" if msg.endswith(" at") else f"{msg} at column {column}"
 
 
 def decode(line: bytes) -> Any:
@@ -69,7 +93,7 @@ def decode(line: bytes) -> Any:
             raise FrameError("a UTF-8 byte-order mark before the JSON")
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        raise FrameError(f"{exc.msg} at column {exc.colno}") from None
+        raise FrameError(_where(exc.msg, exc.colno)) from None
     except RecursionError:  # e.g. 100 000 nested "[": valid JSON, but too deep for the parser
         raise FrameError("JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits (sys.int_info)
@@ -81,14 +105,16 @@ def encode(message: Any) -> bytes:
 
     ``json.dumps`` escapes newlines inside strings, so the message cannot break the framing; only
     ``indent=`` would. ``allow_nan=False`` keeps NaN out of the stream.
+
+    A lone surrogate (which JSON input can smuggle in as ``"\\ud800"``) has no UTF-8 form. Such a
+    message is written all in ASCII, ``\\u`` escapes included, rather than with a replacement
+    character: a reply must carry the request's id exactly, and ``"\\ud800"`` is that id.
     """
     text = _ENCODER.encode(message)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
-        # A lone surrogate (which JSON input can smuggle in as "\\ud800") has no UTF-8 form:
-        # replace it with U+FFFD rather than write invalid bytes or die.
-        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+        data = _ASCII_ENCODER.encode(message).encode("ascii")
     return data + b"\n"
 
 

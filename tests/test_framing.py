@@ -65,10 +65,31 @@ def test_oversized_last_line_without_newline() -> None:
     assert frames(b"a\n" + b"b" * 40, limit=8) == [b"a", "error"]
 
 
-def test_line_of_exactly_the_limit_is_accepted() -> None:
+def test_line_of_exactly_the_limit_is_accepted_with_lf_or_crlf() -> None:
+    # The limit counts the message, not its line ending: CRLF and LF are served alike.
     assert frames(b"c" * 8, limit=8) == [b"c" * 8]
-    assert frames(b"c" * 8 + b"\r\n", limit=8) == ["error"]  # 9 bytes before "\n": too long
+    assert frames(b"c" * 8 + b"\n", limit=8) == [b"c" * 8]
+    assert frames(b"c" * 8 + b"\r\n", limit=8) == [b"c" * 8]
     assert frames(b"c" * 7 + b"\r\n", limit=8) == [b"c" * 7]
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+def test_line_of_the_limit_plus_one_is_refused_and_skipped(ending: bytes) -> None:
+    assert frames(b"c" * 9 + ending + b"next" + ending, limit=8) == ["error", b"next"]
+    assert frames(b"c" * 9, limit=8) == ["error"]  # at the end of input too
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+def test_limit_boundaries_in_one_stream(ending: bytes) -> None:
+    sizes = [7, 8, 9, 10, 8, 30, 8]
+    data = b"".join(b"x" * n + ending for n in sizes)
+    assert frames(data, limit=8) == [b"x" * 7, b"x" * 8, "error", "error", b"x" * 8, "error", b"x" * 8]
+
+
+def test_cr_alone_at_the_limit_is_part_of_the_message() -> None:
+    # Only a "\r" right before "\n" is a line ending; 8 bytes and a "\r" at the end of input are 9.
+    assert frames(b"c" * 8 + b"\r", limit=8) == ["error"]
+    assert frames(b"c" * 7 + b"\r", limit=8) == [b"c" * 7 + b"\r"]
 
 
 def test_oversized_line_longer_than_one_skip_chunk() -> None:
@@ -148,11 +169,40 @@ def test_encode_refuses_nan() -> None:
         encode([float("inf")])
 
 
-def test_encode_replaces_lone_surrogates_with_valid_utf8() -> None:
-    value = decode(b'{"m": "a\\ud800b"}')
+def test_encode_keeps_lone_surrogates_as_escapes() -> None:
+    # No UTF-8 form and no substitution: the whole message is written in ASCII, escapes kept.
+    value = decode(b'{"m": "a\\ud800b", "t": "caf\xc3\xa9"}')
     data = encode(value)
-    data.decode("utf-8")  # strict: raises if not valid UTF-8
-    assert decode(data[:-1]) == {"m": "a\ufffdb"}
+    assert data == b'{"m":"a\\ud800b","t":"caf\\u00e9"}\n'
+    assert data.isascii() and data.count(b"\n") == 1
+    assert decode(data[:-1]) == value  # the same text comes back, surrogate and all
+    assert decode(data[:-1])["m"] == "a\ud800b"
+
+
+def test_encode_without_a_lone_surrogate_stays_raw_utf8() -> None:
+    # A surrogate *pair* is one character: raw UTF-8 as usual.
+    assert encode(decode(b'"\\ud83d\\ude00 \xc3\xa9"')) == '"\U0001f600 \u00e9"\n'.encode()
+
+
+def test_encode_with_a_lone_surrogate_still_refuses_nan() -> None:
+    with pytest.raises(ValueError):
+        encode({"m": "\udc00", "x": float("nan")})
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"a": "abc', "Unterminated string starting at column 7"),
+        (b"hello?", "Expecting value at column 1"),
+        (b'{"a" 1}', "Expecting ':' delimiter at column 6"),
+        (b'"a\tb"', "Invalid control character at column 3"),
+    ],
+)
+def test_frame_error_messages_read_naturally(line: bytes, message: str) -> None:
+    with pytest.raises(FrameError) as caught:
+        decode(line)
+    assert str(caught.value) == message
+    assert " at at " not in str(caught.value)
 
 
 def test_write_frame_flushes_through_a_real_pipe() -> None:
