@@ -4,8 +4,10 @@
 2. It is a request (it has an ``id``): answer exactly once, with the same id.
 3. It is a notification (no ``id``): act on it, and answer *nothing*, not even an error.
 
-Replies from the other side are ignored; batches (JSON arrays) are accepted only where the
-negotiated revision allows them (2025-03-26).
+Responses from the other side (no method; a result or an error) are never answered, even when
+malformed: their ids belong to the other side's requests, and an error with such an id would
+look like an answer to a request we never sent. They get one line in the log instead. Batches
+(JSON arrays) are accepted only where the negotiated revision allows them (2025-03-26).
 
     >>> d = Dispatcher({"ping": lambda params: {}}, {})
     >>> d.handle_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')
@@ -14,10 +16,13 @@ negotiated revision allows them (2025-03-26).
     True
     >>> d.handle_line(b'garbage')["error"]["code"]
     -32700
+    >>> d.handle_line(b'{"jsonrpc": "1.0", "id": 99, "result": {}}') is None
+    True
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 from collections.abc import Callable
@@ -31,6 +36,17 @@ Handler = Callable[[Any], Any]
 NotificationHandler = Callable[[Any], None]
 
 
+def _stderr_line(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _shown(value: Any, width: int = 60) -> str:
+    """A value as short ASCII JSON for a log line: an id from the wire may be anything, and long."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 class Dispatcher:
     def __init__(
         self,
@@ -38,11 +54,13 @@ class Dispatcher:
         notifications: dict[str, NotificationHandler],
         batches_allowed: Callable[[], bool] = lambda: False,
         no_batch: frozenset[str] = frozenset({"initialize"}),
+        log: Callable[[str], None] = _stderr_line,
     ) -> None:
         self.methods = methods
         self.notifications = notifications
         self.batches_allowed = batches_allowed
         self.no_batch = no_batch
+        self.log = log  # one line to stderr: stdout carries protocol messages only
 
     def handle_line(self, line: bytes) -> Any:
         """The reply to one line (a message, a list of them) or ``None`` when nothing is owed."""
@@ -89,6 +107,7 @@ class Dispatcher:
                     traceback.print_exc(file=sys.stderr)
             return None
         if isinstance(kind, envelope.Response):
+            self.ignore_response(kind)
             return None
         handler = self.methods.get(kind.method)
         if handler is None:
@@ -102,3 +121,11 @@ class Dispatcher:
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)
             return envelope.error_message(kind.id, INTERNAL_ERROR, type(exc).__name__)
+
+    def ignore_response(self, response: envelope.Response) -> None:
+        """Log a response from the other side; this server sends no requests, so none is expected."""
+        shown = _shown(response.id)
+        if response.problem:
+            self.log(f"ignored a malformed response (id {shown}): {response.problem}")
+        else:
+            self.log(f"ignored a response (id {shown}): this server sends no requests")

@@ -63,6 +63,7 @@ class Server:
                 "notifications/cancelled": lambda params: None,
             },
             batches_allowed=lambda: self.session.batches_allowed,
+            log=log,
         )
 
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -59,12 +59,24 @@ def test_rpc_error_message_and_data() -> None:
 @pytest.mark.parametrize(
     ("value", "valid"),
     [
-        *[(value, True) for value in (0, 42, -1, 10**30, "", "7")],
-        *[(value, False) for value in (None, 1.5, 1.0, True, False, [1], {})],
+        *[(value, True) for value in (0, 42, -1, 10**30, "", "7", 1.0, 1e3, -0.0, 1e300)],
+        *[(value, False) for value in (None, 1.5, -0.5, 1e-300, True, False, [1], {})],
     ],
 )
 def test_is_valid_id(value: Any, valid: bool) -> None:
     assert envelope.is_valid_id(value) is valid
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(7, 7), ("7", "7"), (1.0, 1), (1e3, 1000), (-0.0, 0), (-2.0, -2), (1e300, int(1e300)), (2.0**53, 2**53)],
+)
+def test_request_id_turns_integral_numbers_into_integers(value: Any, expected: Any) -> None:
+    # JSON has numbers, not integers and floats: 1e3 and 1.0 have no fractional part.
+    found = envelope.request_id(value)
+    assert type(found) is type(expected) and found == expected
+    kind = envelope.classify({"jsonrpc": "2.0", "id": value, "method": "ping"})
+    assert isinstance(kind, envelope.Request) and type(kind.id) is type(expected) and kind.id == expected
 
 
 def test_classify_request_keeps_id_type() -> None:
@@ -84,6 +96,27 @@ def test_classify_responses() -> None:
     assert envelope.classify({"jsonrpc": "2.0", "id": 3, "result": {}}) == envelope.Response(3, {}, None)
     error = {"code": -1, "message": "x"}
     assert envelope.classify({"jsonrpc": "2.0", "id": None, "error": error}) == envelope.Response(None, None, error)
+
+
+@pytest.mark.parametrize(
+    ("message", "problem"),
+    [
+        ({"jsonrpc": "1.0", "id": 99, "result": {}}, '"jsonrpc"'),
+        ({"id": 99, "error": "x"}, '"jsonrpc"'),
+        ({"jsonrpc": "2.0", "id": 99, "error": "x"}, '"error" must be an object'),
+        ({"jsonrpc": "2.0", "id": 99, "error": {"code": "1", "message": "m"}}, "integer"),
+        ({"jsonrpc": "2.0", "id": 99, "error": {"code": 1}}, "string"),
+        ({"jsonrpc": "2.0", "result": {}}, "no id"),
+        ({"jsonrpc": "2.0", "id": None, "result": {}}, "id"),
+        ({"jsonrpc": "2.0", "id": [1], "error": {"code": 1, "message": "m"}}, "id"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}}, "both"),
+        ({"jsonrpc": "2.0", "id": 1, "method": None, "result": {}}, ""),  # a null method is no method
+    ],
+)
+def test_malformed_responses_are_still_responses(message: Any, problem: str) -> None:
+    kind = envelope.classify(message)
+    assert isinstance(kind, envelope.Response)
+    assert problem in kind.problem and bool(kind.problem) is bool(problem)
 
 
 @pytest.mark.parametrize(
@@ -216,6 +249,31 @@ def test_responses_from_the_client_are_ignored() -> None:
     assert d.handle_line(line({"jsonrpc": "2.0", "id": 9, "result": {}})) is None
     assert d.handle_line(line({"jsonrpc": "2.0", "id": 9, "error": {"code": 1, "message": "m"}})) is None
     assert rec.seen == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "1.0", "id": 99, "result": {}},
+        {"id": 99, "error": "x"},
+        {"jsonrpc": "2.0", "result": {}},
+        {"jsonrpc": "2.0", "id": 1.5, "error": {"code": 1, "message": "m"}},
+        {"jsonrpc": "2.0", "id": "x" * 500, "error": 7},
+    ],
+)
+def test_malformed_responses_get_no_reply_and_one_log_line(message: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # Their ids belong to the server's own requests: an error with such an id would answer nothing.
+    logged: list[str] = []
+    d = Dispatcher({}, {}, log=logged.append)
+    assert d.handle_line(line(message)) is None
+    assert len(logged) == 1 and "malformed response" in logged[0] and len(logged[0]) < 200
+    assert capsys.readouterr().out == ""
+
+
+def test_default_log_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert Dispatcher({}, {}).handle_line(b'{"jsonrpc":"1.0","id":99,"result":{}}') is None
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "99" in err
 
 
 def test_batch_refused_when_not_negotiated() -> None:

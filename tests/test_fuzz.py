@@ -64,12 +64,24 @@ def event(text: str) -> None:
         hypothesis_event(text)
 
 
+def as_id(value: Any) -> Any:
+    """``value`` as an MCP id, or None: a string, an integer, or a number without a fraction.
+
+    JSON has no integer type: 1e3 and 1.0 are integers to the schema, echoed as 1000 and 1.
+    """
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    return as_id(value) is not None
 
 
 def id_of(message: Any) -> Any:
-    return message["id"] if isinstance(message, dict) and valid_id(message.get("id")) else None
+    return as_id(message.get("id")) if isinstance(message, dict) else None
 
 
 def has_surrogate(text: str) -> bool:
@@ -118,19 +130,19 @@ class Model:
     def expect_message(self, message: Any) -> Reply | None:
         if not isinstance(message, dict):
             return Reply(None, -32600)
+        method = message.get("method")
+        if method is None and ("result" in message or "error" in message):
+            return None  # shaped like a response from the client, valid or not: never answered
         if message.get("jsonrpc") != "2.0":
             return Reply(id_of(message), -32600)
-        method = message.get("method")
-        if method is None and "id" in message and ("result" in message or "error" in message):
-            return None  # a response from the client: ignored
         params = message.get("params", {})
         if not isinstance(method, str) or not isinstance(params, dict | list):
             return Reply(id_of(message), -32600)
         if "id" not in message:
             return None  # a notification is never answered
-        if not valid_id(message["id"]):
+        request_id = as_id(message["id"])
+        if request_id is None:
             return Reply(None, -32600)
-        request_id = message["id"]
         if method not in KNOWN_METHODS:
             return Reply(request_id, -32601)
         if not isinstance(params, dict):
@@ -312,7 +324,9 @@ JSON = st.recursive(
     max_leaves=12,
 )
 GOOD_IDS = st.integers(min_value=-(2**63), max_value=2**63) | st.text(max_size=8)
-BAD_IDS = st.sampled_from([None, 1.5, 1.0, -0.0, True, False, [], {}, [1]]) | st.integers(min_value=2**64)
+# Odd ids: some refused (null, 1.5, true, [], {}), some accepted (1.0 and -0.0 are integers, as are
+# 1e300 and integers beyond 64 bits).
+BAD_IDS = st.sampled_from([None, 1.5, 1.0, -0.0, 1e3, 1e300, True, False, [], {}, [1]]) | st.integers(min_value=2**64)
 STATUSES = st.sampled_from(["pending", "paid", "shipped", "delivered", "cancelled", "refunded", "lost", "PAID"])
 QUERIES = st.sampled_from(["mug", "MUG", "Garden", "kit-00", "%", "_", "\\", "caf\u00e9", "\u685c", "o", "x" * 101])
 BIG = st.sampled_from([2.0, 1e19, 1e300, 2**63 - 1, 2**63, 10**30])
