@@ -5,8 +5,10 @@
 - A *tool execution error* is a normal ``result`` with ``isError: true``: the tool ran and
   failed. The model reads the text and can try again, so the text says how.
 
-Bad arguments (a schema violation) are -32602 up to 2025-06-18, and a tool execution error from
-2025-11-25 on: the negotiated revision decides.
+Bad arguments (an object that breaks the tool's ``inputSchema``) are -32602 up to 2025-06-18, and
+a tool execution error from 2025-11-25 on: the negotiated revision decides. A request that breaks
+the ``CallToolRequest`` schema itself (no ``name`` string, ``arguments`` that are not an object)
+is malformed in every revision: -32602, the model never had a well-formed call to retry.
 
     >>> echo = Tool("echo", "Echo", "Repeat the text.",
     ...             {"type": "object", "properties": {"text": {"type": "string"}},
@@ -17,6 +19,10 @@ Bad arguments (a schema violation) are -32602 up to 2025-06-18, and a tool execu
     {'content': [{'type': 'text', 'text': 'hi'}], 'isError': False}
     >>> box.call({"name": "echo", "arguments": {}}, tool_errors_for_bad_arguments=True)["isError"]
     True
+    >>> box.call({"name": "echo", "arguments": ["hi"]}, tool_errors_for_bad_arguments=True)
+    Traceback (most recent call last):
+    ...
+    reference.errors.RpcError: Invalid params: "arguments" for echo must be an object, got array
 """
 
 from __future__ import annotations
@@ -65,6 +71,19 @@ class Tool:
         }
 
 
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for error messages a client author can act on."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def text_result(value: Any, is_error: bool = False) -> dict[str, Any]:
     """A tools/call result: strings as they are, anything else as compact JSON text."""
     text = value if isinstance(value, str) else _TEXT_ENCODER.encode(value)
@@ -79,10 +98,17 @@ class Toolbox:
         self._listing = {"tools": [tool.describe() for tool in tools]}
 
     def list(self, params: dict[str, Any]) -> dict[str, Any]:
-        if params.get("cursor") is not None:
-            # We never hand out a cursor (one page holds every tool), so any cursor is unusable.
-            raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
-        return self._listing
+        cursor = params.get("cursor")
+        if cursor is None:
+            return self._listing
+        if not isinstance(cursor, str):
+            # Not a cursor at all: say what a cursor is, rather than that this one is unknown.
+            raise RpcError(
+                INVALID_PARAMS,
+                f'"cursor" must be a string (an opaque token from nextCursor), got {_json_type(cursor)}',
+            )
+        # We never hand out a cursor (one page holds every tool), so any cursor is unusable.
+        raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
 
     def call(self, params: dict[str, Any], tool_errors_for_bad_arguments: bool) -> dict[str, Any]:
         name = params.get("name")
@@ -91,9 +117,12 @@ class Toolbox:
         tool = self.tools.get(name)
         if tool is None:
             raise RpcError(INVALID_PARAMS, f"unknown tool {name!r}; tools/list shows {', '.join(self.tools)}")
-        arguments = params.get("arguments", {})
-        if arguments is None:
+        arguments = params.get("arguments")
+        if arguments is None:  # absent, or null: lenient, the same as no arguments
             arguments = {}
+        if not isinstance(arguments, dict):
+            # The request breaks CallToolRequest itself: malformed, -32602 in every revision.
+            raise RpcError(INVALID_PARAMS, f'"arguments" for {name} must be an object, got {_json_type(arguments)}')
         found = problems(tool.input_schema, arguments)
         if found:
             message = f"invalid arguments for {name}: {'; '.join(found)}"

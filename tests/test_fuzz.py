@@ -181,6 +181,8 @@ class Model:
         arguments = params.get("arguments", {})
         if arguments is None:
             arguments = {}
+        if not isinstance(arguments, dict):
+            return Reply(request_id, -32602)  # breaks CallToolRequest: malformed in every revision
         if not jsonschema.Draft202012Validator(self.schemas[name]).is_valid(arguments):
             if self.version == "2025-11-25":
                 return Reply(request_id, check=self.is_tool_error)

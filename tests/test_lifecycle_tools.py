@@ -180,7 +180,16 @@ def test_toolbox_list_and_cursor() -> None:
     assert box.list({"cursor": None}) == listing
     with pytest.raises(RpcError) as caught:
         box.list({"cursor": "page2"})
+    assert caught.value.kind.code == -32602 and "unknown cursor" in str(caught.value)
+
+
+@pytest.mark.parametrize("cursor", [2, 0, 1.5, True, False, [], {}, ["page2"]])
+def test_toolbox_list_non_string_cursor_says_what_a_cursor_is(cursor: Any) -> None:
+    with pytest.raises(RpcError) as caught:
+        Toolbox([echo_tool()]).list({"cursor": cursor})
     assert caught.value.kind.code == -32602
+    assert "must be a string" in str(caught.value) and "nextCursor" in str(caught.value)
+    assert "unknown cursor" not in str(caught.value)
 
 
 def test_text_result() -> None:
@@ -205,8 +214,8 @@ def test_toolbox_call(tool_errors: bool, capsys: pytest.CaptureFixture[str]) -> 
         with pytest.raises(RpcError) as caught:
             box.call(params, tool_errors)
         assert caught.value.kind.code == -32602
-    # Bad arguments: the revision decides.
-    for arguments in ({}, None, {"text": 1}, {"text": "a", "more": 1}, ["text"]):
+    # Bad arguments (an object that breaks the inputSchema): the revision decides.
+    for arguments in ({}, None, {"text": 1}, {"text": "a", "more": 1}):
         params = {"name": "echo", "arguments": arguments}
         if tool_errors:
             text = tool_error_text(box.call(params, tool_errors))
@@ -215,6 +224,19 @@ def test_toolbox_call(tool_errors: bool, capsys: pytest.CaptureFixture[str]) -> 
             with pytest.raises(RpcError) as caught:
                 box.call(params, tool_errors)
             assert caught.value.kind.code == -32602
+    # Arguments that are not an object break CallToolRequest itself: -32602 in every revision.
+    for arguments in (["text"], [], "x", 3, True):
+        with pytest.raises(RpcError) as caught:
+            box.call({"name": "echo", "arguments": arguments}, tool_errors)
+        assert caught.value.kind.code == -32602 and "must be an object" in str(caught.value)
+
+
+@pytest.mark.parametrize("tool_errors", [True, False])
+def test_absent_or_null_arguments_are_no_arguments(tool_errors: bool) -> None:
+    # Lenient on purpose: absent and null both mean {} (then checked against the inputSchema).
+    box = Toolbox([Tool("free", "Free", "No arguments.", {"type": "object"}, lambda args: args)])
+    for params in ({"name": "free"}, {"name": "free", "arguments": None}, {"name": "free", "arguments": {}}):
+        assert tool_json(box.call(params, tool_errors)) == {}
 
 
 def test_unknown_tool_message_lists_the_tools() -> None:

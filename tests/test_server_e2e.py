@@ -227,8 +227,9 @@ BAD_ARGUMENTS = [
     ("get_order", {"order_id": "1"}),
     ("search_products", {"query": ""}),
     ("search_products", {"query": "mug", "limit": 1000}),
-    ("search_products", []),
 ]
+# Not an object at all: the request breaks CallToolRequest, -32602 in every revision.
+ARGUMENTS_NOT_AN_OBJECT = [("search_products", []), ("count_orders", "x"), ("get_order", 1)]
 
 
 @pytest.mark.parametrize("version", [*REVISIONS, None])
@@ -244,6 +245,10 @@ def test_bad_arguments_follow_the_revision(server: Wire, version: str | None) ->
         else:
             assert error_code(reply) == -32602, reply
             assert name in reply["error"]["message"]
+    for name, arguments in ARGUMENTS_NOT_AN_OBJECT:
+        reply = server.request("tools/call", {"name": name, "arguments": arguments})
+        assert error_code(reply) == -32602, reply
+        assert name in reply["error"]["message"] and "must be an object" in reply["error"]["message"]
 
 
 @pytest.mark.parametrize("version", REVISIONS)
