@@ -2,6 +2,9 @@
 
 The client proposes a revision; if the server supports it, it MUST answer with the same one,
 otherwise with one it does support (its latest). Everything revision-dependent asks the session.
+Both sides MUST then respect the negotiated revision for the rest of the connection, so once an
+initialize has been answered, another one is refused (-32600) and the session stays as it was: a
+client that wants another revision starts a new connection.
 
     >>> negotiate("2025-06-18")
     '2025-06-18'
@@ -9,6 +12,15 @@ otherwise with one it does support (its latest). Everything revision-dependent a
     '2025-11-25'
     >>> Session(version="2025-03-26").batches_allowed
     True
+    >>> session = Session()
+    >>> session.initialize({"protocolVersion": "2025-06-18"}, {}, {}, "")["protocolVersion"]
+    '2025-06-18'
+    >>> session.initialize({"protocolVersion": "2025-03-26"}, {}, {}, "")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    reference.errors.RpcError: Invalid Request: initialize was already answered (revision 2025-06-18 ...
+    >>> session.version
+    '2025-06-18'
 """
 
 from __future__ import annotations
@@ -16,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import INVALID_PARAMS, RpcError
+from .errors import INVALID_PARAMS, INVALID_REQUEST, RpcError
 
 LATEST = "2025-11-25"
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -50,7 +62,17 @@ class Session:
     def initialize(
         self, params: Any, server_info: dict[str, Any], capabilities: dict[str, Any], instructions: str
     ) -> dict[str, Any]:
-        """Handle ``initialize`` params and build its result."""
+        """Handle ``initialize`` params and build its result.
+
+        Only the first successful initialize negotiates; a refused one (bad params) changes
+        nothing, so the client may correct it and try again.
+        """
+        if self.initialize_seen:
+            raise RpcError(
+                INVALID_REQUEST,
+                f"initialize was already answered (revision {self.version} negotiated); "
+                "start a new connection to negotiate again",
+            )
         if not isinstance(params, dict):
             raise RpcError(INVALID_PARAMS, "initialize params must be an object")
         self.version = negotiate(params.get("protocolVersion"))

@@ -100,6 +100,7 @@ class Model:
     schemas: dict[str, dict[str, Any]]
     version: str = LATEST
     statuses: list[str] = field(default_factory=list)
+    negotiated: bool = False  # an initialize was answered: the revision is fixed for good
 
     def expect_line(self, line: bytes) -> Expected:
         if line.endswith(b"\r"):
@@ -158,10 +159,13 @@ class Model:
         return self.expect_call(request_id, params)
 
     def expect_initialize(self, request_id: Any, params: dict[str, Any]) -> Reply:
+        if self.negotiated:
+            return Reply(request_id, -32600)  # one negotiation per connection
         requested = params.get("protocolVersion")
         if not isinstance(requested, str):
-            return Reply(request_id, -32602)
+            return Reply(request_id, -32602)  # refused: the session may still be negotiated
         self.version = requested if requested in REVISIONS else LATEST
+        self.negotiated = True
         version = self.version
 
         def check(result: Any) -> None:
@@ -304,6 +308,8 @@ def exchange(wire: Wire, model: Model, line: bytes, timeout: float = 20.0) -> li
 
 
 def negotiate(wire: Wire, model: Model, version: str) -> None:
+    """The one initialize of the connection (a second one would be refused)."""
+    assert not model.negotiated, f"already negotiated {model.version}"
     request = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": version}}
     exchange(wire, model, dumps(request, True))
     assert model.version == version
@@ -457,7 +463,7 @@ def test_invalid_utf8(fuzz: tuple[Wire, Model], request: Any, bad: bytes, where:
 @given(value=JSON, ascii_only=st.booleans())
 def test_random_json_values(fuzz: tuple[Wire, Model], version: str, value: Any, ascii_only: bool) -> None:
     wire, model = fuzz
-    if model.version != version:
+    if not model.negotiated:
         negotiate(wire, model, version)
     exchange(wire, model, dumps(value, ascii_only))
 
@@ -474,8 +480,8 @@ def test_random_requests(
     fuzz: tuple[Wire, Model], version: str, batch: list[Any], single: bool, ascii_only: bool, crlf: bool
 ) -> None:
     wire, model = fuzz
-    if model.version != version and single:
-        negotiate(wire, model, version)  # random initialize requests keep changing it
+    if not model.negotiated and single:
+        negotiate(wire, model, version)  # once: random initialize requests are refused after it
     payload: Any = batch[0] if single else batch
     exchange(wire, model, dumps(payload, ascii_only) + (b"\r" if crlf else b""))
 
@@ -487,7 +493,7 @@ def test_random_tool_calls(
     fuzz: tuple[Wire, Model], version: str, request_id: Any, params: dict[str, Any], ascii_only: bool
 ) -> None:
     wire, model = fuzz
-    if model.version != version:
+    if not model.negotiated:
         negotiate(wire, model, version)
     request = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
     exchange(wire, model, dumps(request, ascii_only))

@@ -86,6 +86,26 @@ def test_session_initialize_bad_params_changes_nothing() -> None:
     assert session.version == "2025-03-26" and not session.initialize_seen
 
 
+@pytest.mark.parametrize("first", REVISIONS)
+@pytest.mark.parametrize("second", [*REVISIONS, "1999-01-01", 7])
+def test_second_initialize_is_refused_and_keeps_the_session(first: str, second: Any) -> None:
+    session = lifecycle.Session()
+    session.initialize({"protocolVersion": first, "clientInfo": {"name": "one"}}, {}, {}, "")
+    with pytest.raises(RpcError) as caught:
+        session.initialize({"protocolVersion": second, "clientInfo": {"name": "two"}}, {}, {}, "")
+    assert caught.value.kind.code == -32600
+    assert f"revision {first} negotiated" in str(caught.value) and "new connection" in str(caught.value)
+    assert session.version == first and session.client_name == "one"
+    assert session.batches_allowed is (first == "2025-03-26")
+
+
+def test_initialize_may_be_retried_after_a_refused_one() -> None:
+    session = lifecycle.Session()
+    with pytest.raises(RpcError):
+        session.initialize({"protocolVersion": None}, {}, {}, "")
+    assert session.initialize({"protocolVersion": "2024-11-05"}, {}, {}, "")["protocolVersion"] == "2024-11-05"
+
+
 # -- schema ---------------------------------------------------------------------------------
 SCHEMA = {
     "type": "object",
