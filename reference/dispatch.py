@@ -68,6 +68,10 @@ class Dispatcher:
             message = decode(line)
         except FrameError as exc:
             return envelope.error_message(None, PARSE_ERROR, str(exc))
+        return self.handle_decoded(message)
+
+    def handle_decoded(self, message: Any) -> Any:
+        """The reply to one decoded JSON value: a batch (a list) or a single message."""
         if isinstance(message, list):
             return self.handle_batch(message)
         return self.handle_message(message)

@@ -4,6 +4,8 @@
 'Method not found: tools/lisst'
 >>> lookup(-32602).name
 'Invalid params'
+>>> RpcError(INVALID_PARAMS, "unknown tool 'x'").code
+-32602
 """
 
 from __future__ import annotations
@@ -45,6 +47,15 @@ class RpcError(Exception):
         self.detail = detail
         self.data = data
         super().__init__(f"{kind.name}: {detail}" if detail else kind.name)
+
+    @property
+    def code(self) -> int:
+        return self.kind.code
+
+    @property
+    def message(self) -> str:
+        """The error's text as sent: the code's name, then the detail."""
+        return str(self)
 
     def to_error(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.kind.code, "message": str(self)}
