@@ -1,5 +1,5 @@
 # MCP Wire Lab. Two commands do all set-up on a fresh machine with Python >= 3.11 and make:
-#   make lab    set up, build the shop database, and open the course
+#   make lab    set up, build the shop database and the learner's workspace, open the course
 #   make test   set up, then run the whole test suite (lint included)
 PYTHON ?= python3
 VENV := .venv
@@ -15,13 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/mcp-lab db build
-	$(BIN)/mcp-lab session -- $(BIN)/mcp-lab serve
-	@echo
-	@echo "Next, with the environment active (. $(BIN)/activate):"
-	@echo "  mcp-lab check -- mcp-lab serve                 every check on the reference server"
-	@echo "  mcp-lab gallery list                           broken servers to diagnose"
-	@echo "  mcp-lab check -- mcp-lab gallery run banner    diagnose one"
+	$(BIN)/mcp-lab lab $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -38,4 +32,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) data/build .pytest_cache .ruff_cache .hypothesis
+	# never workspace/: it holds the learner's work
+	rm -rf $(VENV) data/build build .pytest_cache .ruff_cache .hypothesis

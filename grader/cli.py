@@ -7,6 +7,10 @@
                                               check any stdio MCP server, check by check
     mcp-lab gallery list | show NAME [--reveal] | run NAME
                                               the broken-server gallery, for diagnosis practice
+    mcp-lab lab [--workspace DIR] [--setup-only] [-- JUPYTER-ARGS...]
+                                              the learner's workspace (nbgrader's release), opened in JupyterLab
+    mcp-lab progress [--workspace DIR]        per stage: do the public checks pass, and the first failure
+    mcp-lab course init DIR | points          the instructor's nbgrader course; points per stage
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
 """
@@ -76,6 +80,20 @@ def build_parser() -> Parser:
     run_exhibit = gallery_commands.add_parser("run", help="run an exhibit as a stdio server")
     run_exhibit.add_argument("name")
 
+    lab = commands.add_parser("lab", help="set up the learner's workspace and open it in JupyterLab")
+    lab.add_argument("--workspace", metavar="DIR", help="the learner's folder (default: workspace/)")
+    lab.add_argument("--setup-only", action="store_true", help="make or update the workspace; do not open JupyterLab")
+    lab.add_argument("jupyter", nargs=argparse.REMAINDER, metavar="-- JUPYTER-ARGS", help="passed to jupyter lab")
+
+    progress = commands.add_parser("progress", help="run each stage's public checks in the workspace")
+    progress.add_argument("--workspace", metavar="DIR", help="the learner's folder (default: workspace/)")
+
+    course = commands.add_parser("course", help="the instructor's nbgrader course")
+    course_commands = course.add_subparsers(dest="course_command", required=True, parser_class=Parser, metavar="ACTION")
+    init = course_commands.add_parser("init", help="make an nbgrader course folder from notebooks/")
+    init.add_argument("directory", metavar="DIR")
+    course_commands.add_parser("points", help="the points of every stage, and the total")
+
     db = commands.add_parser("db", help="the shop database")
     db_commands = db.add_subparsers(dest="db_command", required=True, parser_class=Parser, metavar="ACTION")
     build = db_commands.add_parser("build", help="build the shop database from data/")
@@ -110,6 +128,8 @@ def run(argv: Sequence[str]) -> int:
         return check_command(args)
     if args.command == "gallery":
         return gallery_command(args)
+    if args.command in ("lab", "progress", "course"):
+        return course_cli(args)
     if args.command == "db":
         from reference import database
 
@@ -136,6 +156,58 @@ def check_command(args: argparse.Namespace) -> int:
     else:
         write_text(report, sys.stdout, verbose=args.verbose)
     return report.exit_code
+
+
+def course_cli(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .course import build
+
+    workspace = Path(args.workspace).resolve() if getattr(args, "workspace", None) else build.WORKSPACE
+    if args.command == "lab":
+        from reference import database
+
+        from .course import launch
+
+        extra = args.jupyter[1:] if args.jupyter[:1] == ["--"] else args.jupyter
+        if extra and not args.jupyter[:1] == ["--"]:
+            raise UsageError(f"mcp-lab lab: unexpected {extra[0]!r} (JupyterLab's own options go after --)")
+        print(f"shop database: {database.ensure_default()}")
+        for stage, what in build.sync_workspace(workspace):
+            note = "added" if what == "added" else "kept as you left it"
+            print(f"{stage:<22} {note}")
+        if args.setup_only:
+            print(f"workspace ready: {workspace}")
+            return 0
+        print(f"opening JupyterLab on {workspace} (Ctrl-C to stop)")
+        launch.open_lab(workspace, extra)
+    if args.command == "progress":
+        from .course.progress import progress
+
+        if not workspace.is_dir():
+            raise UsageError(f"mcp-lab progress: no workspace at {workspace} (make one with: make lab)")
+        results = progress(workspace)
+        width = max(len(r.stage) for r in results)
+        for result in results:
+            print(result.line(width))
+        return 0
+    if args.course_command == "points":
+        chosen = build.stages()
+        width = max(len(s.name) for s in chosen)
+        for stage in chosen:
+            print(f"{stage.name:<{width}}  {stage.points():>3}")
+        print(f"{'total':<{width}}  {sum(s.points() for s in chosen):>3}")
+        return 0
+    directory = Path(args.directory).resolve()
+    try:
+        chosen = build.init_course(directory)
+    except FileExistsError as exc:
+        raise UsageError(f"mcp-lab course init: {exc}") from None
+    print(f"made the nbgrader course {directory} with {len(chosen)} stages:")
+    for stage in chosen:
+        print(f"  source/{stage.name}/{stage.notebook}")
+    print(f"next: cd {directory} && nbgrader generate_assignment {chosen[0].name}")
+    return 0
 
 
 def gallery_command(args: argparse.Namespace) -> int:

@@ -138,7 +138,8 @@ def contained(shown: Any, actual: Any, where: str = "reply") -> None:
         for i, (a, b) in enumerate(zip(shown, actual, strict=True)):
             contained(a, b, f"{where}[{i}]")
     else:
-        assert type(shown) is type(actual) and shown == actual, f"{where}: README shows {shown!r}, got {actual!r}"
+        same = type(shown) is type(actual) and shown == actual
+        assert same, f"{where}: the text shows {shown!r}, the server sent {actual!r}"
 
 
 def squeeze(text: str) -> str:
@@ -208,12 +209,17 @@ def test_readme_exchanges_match_the_server(start_server: Callable[..., Wire]) ->
     blocks = replayable(readme())
     if not blocks:
         pytest.skip("README.md shows no -> / <- exchanges in ```text blocks")
+    replay_all(blocks, start_server, "README.md")
+
+
+def replay_all(blocks: list[tuple[int, list[Exchange]]], start_server: Callable[..., Wire], where: str) -> None:
+    """Replay each block against a fresh reference server; a mismatch names the block."""
     for line, block in blocks:
         wire = start_server()
         try:
             replay(wire, block)
         except AssertionError as exc:
-            raise AssertionError(f"README.md, the block at line {line}: {exc}") from None
+            raise AssertionError(f"{where}, the block at line {line}: {exc}") from None
         finally:
             wire.close()
 
@@ -269,3 +275,32 @@ def test_replay_machinery_detects_a_wrong_reply(start_server: Callable[..., Wire
     block = exchanges(f'-> {{"jsonrpc":"2.0","id":"p","method":"ping"}}\n{wrong}\n')
     with pytest.raises(AssertionError):
         replay(start_server(), block)
+
+
+# -- the lessons ------------------------------------------------------------------------------
+def lesson_markdown() -> list[tuple[str, str]]:
+    """(stage, the text of its markdown cells) for every stage notebook."""
+    from grader.course.build import stages
+    from grader.course.notebook import parse
+
+    found = []
+    for stage in stages():
+        cells = parse(stage.text.read_text(encoding="utf-8"), stage.name)["cells"]
+        found.append((stage.name, "\n\n".join(c["source"] for c in cells if c["cell_type"] == "markdown")))
+    return found
+
+
+LESSONS = lesson_markdown()
+
+
+def test_lessons_show_frames() -> None:
+    assert sum(len(replayable(text)) for _, text in LESSONS) >= 4, "the lessons show real exchanges"
+
+
+@pytest.mark.parametrize(("stage", "text"), LESSONS, ids=[s for s, _ in LESSONS])
+def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[..., Wire]) -> None:
+    """Every exchange a lesson shows is what the reference server does; every JSON block parses."""
+    for block in fenced_blocks(text):
+        if block.lang in ("json", "jsonl"):
+            assert parse_json_block(block.text), f"{stage}: an empty ```json block"
+    replay_all(replayable(text), start_server, f"{stage} (markdown)")

@@ -1,0 +1,217 @@
+"""Courses made from ``notebooks/``: the instructor's nbgrader course and the learner's workspace.
+
+Every stage is a folder ``notebooks/NN-name/`` holding ``NN-name.py`` (the notebook as text, see
+:mod:`.notebook`). A *course* is an nbgrader course folder: ``source/NN-name/NN-name.ipynb`` built
+from that text, and an ``nbgrader_config.py`` that sets the timeouts, the kernel, feedback without
+hidden tests, and the files nbgrader must never copy (the learner's ``%%module`` files, which hold
+solutions when a source notebook is run in place).
+
+The learner's *workspace* holds nbgrader's release of every stage, made by ``generate_assignment``
+in a private course under ``build/course/``. A stage folder already in the workspace is never
+touched again; a stage added to the course later appears on the next run.
+
+    >>> [s.name for s in stages()][:2]
+    ['00-shop-and-pipe', '01-framing']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .notebook import parse, write
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+PRIVATE_COURSE = ROOT / "build" / "course"
+WORKSPACE = ROOT / "workspace"
+COURSE_ID = "mcp-wire-lab"
+CELL_TIMEOUT = 60  # seconds a cell may run under nbgrader: above any test cell's own bounded waits (25 s)
+_STAGE = re.compile(r"^\d\d-[a-z0-9-]+$")
+_MODULE = re.compile(r"^%%module\s+(\w+)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # the folder, the assignment and the notebook name: "01-framing"
+    folder: Path
+
+    @property
+    def text(self) -> Path:
+        return self.folder / f"{self.name}.py"
+
+    @property
+    def notebook(self) -> str:
+        return f"{self.name}.ipynb"
+
+    def modules(self) -> list[str]:
+        """The files its ``%%module`` cells write (``framing.py``, ...)."""
+        return [f"{m}.py" for m in _MODULE.findall(self.text.read_text(encoding="utf-8"))]
+
+    def points(self) -> int:
+        cells = parse(self.text.read_text(encoding="utf-8"), str(self.text))["cells"]
+        return sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in cells)
+
+    def digest(self) -> str:
+        data = b"".join(p.read_bytes() for p in sorted(self.folder.iterdir()) if p.is_file())
+        return hashlib.sha256(data).hexdigest()[:16]
+
+
+def stages(root: Path = NOTEBOOKS) -> list[Stage]:
+    folders = sorted(p for p in root.iterdir() if _STAGE.match(p.name))
+    return [Stage(p.name, p) for p in folders if (p / f"{p.name}.py").is_file()]
+
+
+def ignored_files() -> list[str]:
+    """What nbgrader must never copy between source, release, submissions and feedback."""
+    modules = sorted({m for stage in stages() for m in stage.modules()})
+    return [".ipynb_checkpoints", "__pycache__", "*.pyc", "*.db", *modules]
+
+
+FEEDBACK_PREPROCESSORS = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+
+
+# Why each group of settings is there: written above it in nbgrader_config.py.
+_WHY = {
+    "CourseDirectory": "Files nbgrader never copies: caches, databases, and the files the %%module cells write\n"
+    "# (in a source folder they hold solutions; in a submission they are rewritten from the notebook).",
+    "Execute": "Every wait inside a test cell is bounded by the course (seconds); this is the outer net.",
+    "GenerateFeedback": "Feedback shows scores and the learner's own failures, never the source of hidden tests.",
+}
+
+
+def settings() -> dict[str, dict[str, Any]]:
+    """The nbgrader settings of every course made from these notebooks, by configurable class."""
+    return {
+        "CourseDirectory": {"course_id": COURSE_ID, "ignore": ignored_files()},
+        "Execute": {"timeout": CELL_TIMEOUT, "interrupt_on_timeout": True, "kernel_name": "python3"},
+        "GenerateFeedback": {"preprocessors": FEEDBACK_PREPROCESSORS},
+    }
+
+
+def config_text() -> str:
+    """The ``nbgrader_config.py`` of a course made from these notebooks."""
+    lines = ["# nbgrader configuration written by `mcp-lab course init` (MCP Wire Lab)."]
+    lines.append("c = get_config()  # noqa: F821")
+    for section, values in settings().items():
+        lines.extend(["", f"# {_WHY[section]}"])
+        lines.extend(f"c.{section}.{key} = {value!r}" for key, value in values.items())
+    return "\n".join(lines) + "\n"
+
+
+def config(course: Path) -> Any:
+    """The same settings as a traitlets ``Config``, for nbgrader's API on the course at ``course``."""
+    from traitlets.config import Config
+
+    result = Config()
+    result.CourseDirectory.root = str(course)
+    for section, values in settings().items():
+        for key, value in values.items():
+            setattr(result[section], key, value)
+    return result
+
+
+def write_course(course: Path, chosen: list[Stage] | None = None) -> list[Stage]:
+    """Write (or refresh) the config and the source notebooks of ``course``."""
+    chosen = stages() if chosen is None else chosen
+    (course / "source").mkdir(parents=True, exist_ok=True)
+    (course / "nbgrader_config.py").write_text(config_text(), encoding="utf-8")
+    for stage in chosen:
+        target = course / "source" / stage.name
+        if target.exists():
+            shutil.rmtree(target)
+        write(stage.text, target / stage.notebook)
+        for extra in stage.folder.iterdir():  # data files a stage ships beside its text
+            if extra.is_file() and extra != stage.text:
+                shutil.copy2(extra, target / extra.name)
+    return chosen
+
+
+def init_course(course: Path) -> list[Stage]:
+    """``mcp-lab course init DIR``: a new nbgrader course; never over an existing one."""
+    if (course / "source").exists() or (course / "nbgrader_config.py").exists():
+        raise FileExistsError(f"{course} already holds a course (source/ or nbgrader_config.py); choose a new folder")
+    return write_course(course)
+
+
+def nbgrader_env() -> dict[str, str]:
+    """nbgrader runs ``alembic`` from its own environment: put that environment's bin first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def nbgrader_api(course: Path) -> Any:
+    """nbgrader's own API (what its commands run) on the course at ``course``."""
+    os.environ["PATH"] = nbgrader_env()["PATH"]
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    settings_ = config(course)
+    return NbGraderAPI(coursedir=CourseDirectory(config=settings_), config=settings_)
+
+
+def generate(course: Path, names: list[str]) -> None:
+    """``nbgrader generate_assignment`` for each name, in this process (one start-up for all)."""
+    if not names:
+        return
+    api = nbgrader_api(course)
+    for name in names:
+        result = api.generate_assignment(name, force=True, create=True)
+        if not result.get("success"):
+            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('log', '')[-3000:]}")
+
+
+def release(private: Path = PRIVATE_COURSE) -> Path:
+    """Bring the private course's release up to date with ``notebooks/``; return its release folder."""
+    stamps = private / "stamps"
+    stamps.mkdir(parents=True, exist_ok=True)
+    stale = [s for s in stages() if _stamp(stamps, s) != s.digest() or not (private / "release" / s.name).exists()]
+    if stale:
+        write_course(private, stale)
+        generate(private, [s.name for s in stale])
+        for stage in stale:
+            (stamps / stage.name).write_text(stage.digest(), encoding="utf-8")
+    return private / "release"
+
+
+def _stamp(stamps: Path, stage: Stage) -> str:
+    path = stamps / stage.name
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def sync_workspace(workspace: Path = WORKSPACE, private: Path = PRIVATE_COURSE) -> list[tuple[str, str]]:
+    """Copy each released stage the workspace lacks; never touch one it has. Returns (stage, what)."""
+    released = release(private)
+    workspace.mkdir(parents=True, exist_ok=True)
+    config = workspace / "nbgrader_config.py"
+    config.write_text(workspace_config_text(), encoding="utf-8")  # course machinery, not learner work
+    done = []
+    for stage in stages():
+        target = workspace / stage.name
+        if target.exists():
+            done.append((stage.name, "kept"))
+        else:
+            shutil.copytree(released / stage.name, target)
+            done.append((stage.name, "added"))
+    return done
+
+
+def workspace_config_text() -> str:
+    """The learner's nbgrader config: the Validate button uses the course's timeouts and kernel."""
+    return f"""# Written by `make lab` (MCP Wire Lab): settings for the nbgrader Validate button.
+c = get_config()  # noqa: F821
+c.Execute.timeout = {CELL_TIMEOUT}
+c.Execute.interrupt_on_timeout = True
+c.Execute.kernel_name = "python3"
+"""

@@ -1,0 +1,235 @@
+"""Failures that teach: what a graded cell says when the learner's code breaks a rule.
+
+A failing test names the check it belongs to (the ids of ``mcp-lab check``), says in one line what
+went wrong, then shows the frame sent, the frame expected and the frame received, the rule quoted
+from the catalogue and the fix. In a notebook only that text is shown, not a traceback into the
+course's own code (and so not the hidden test that raised it).
+
+    >>> describe_id("7"), describe_id(7), describe_id(None)
+    ('"7" (a string)', '7 (a number)', 'null')
+    >>> print(Failure("id-echo", 'sent id "7" (a string), got 7 (a number)').text().splitlines()[0])
+    id-echo: sent id "7" (a string), got 7 (a number)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from grader.catalogue import CHECKS
+from reference.errors import lookup
+
+# Rules the lessons teach that are not checks of a finished server (a pure function's contract).
+LESSON_RULES: dict[str, tuple[str, str]] = {
+    "read-only-uri": (
+        "SQLite URI filenames: mode=ro opens the file read-only, and every write fails",
+        'open sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)',
+    ),
+    "parameterised-sql": (
+        "never build SQL from text you were given: pass values as parameters (the ? placeholders)",
+        'conn.execute("SELECT ... WHERE status = ?", (status,)): the value never becomes SQL',
+    ),
+    "stdio-pipes": (
+        "MCP 2025-11-25, Transports > stdio: the client launches the server as a subprocess; the server "
+        "reads JSON-RPC messages from its stdin and writes them to its stdout; stderr is for logs",
+        "pass stdin=PIPE and stdout=PIPE (stderr to its own pipe, never into stdout); write bytes, read bytes",
+    ),
+    "framing-encode": (
+        "MCP 2025-11-25, Transports > stdio: messages are delimited by newlines and MUST NOT contain "
+        "embedded newlines; UTF-8 encoded",
+        'json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\\n", encoded as UTF-8',
+    ),
+    "framing-decode": (
+        "JSON (RFC 8259) has no NaN or Infinity, and MCP 2025-11-25 text is UTF-8: anything else is a parse error",
+        "decode the bytes as UTF-8 yourself, parse with json.loads(text, parse_constant=...) that raises "
+        "ValueError, and let every failure surface as ValueError",
+    ),
+    "framing-read": (
+        "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
+        "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
+    ),
+}
+
+
+def describe_id(value: Any, present: bool = True) -> str:
+    """An id as a learner should read it: its JSON text and its JSON type."""
+    if not present:
+        return "no id at all"
+    if value is None:
+        return "null"
+    text = json.dumps(value, ensure_ascii=False)
+    kind = {str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "an object")
+    if isinstance(value, list):
+        kind = "an array"
+    return f"{text} ({kind})"
+
+
+def show(value: Any) -> str:
+    """A frame as compact JSON (bytes as text), cut to a readable length."""
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "backslashreplace").rstrip("\n")
+    elif isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= 400 else text[:400] + f"... ({len(text)} characters)"
+
+
+def code_name(code: Any) -> str:
+    row = lookup(code) if isinstance(code, int) and not isinstance(code, bool) else None
+    return f"{code} ({row.name})" if row else json.dumps(code)
+
+
+class Failure(AssertionError):
+    """A test failure that explains itself; IPython shows :meth:`text` instead of a traceback."""
+
+    cause: BaseException | None = None  # the learner's own exception, when theirs raised one
+
+    def __init__(self, check: str, summary: str, **details: Any) -> None:
+        self.check = check
+        self.summary = summary
+        self.details = details
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        lines = [f"{self.check}: {self.summary}"]
+        for key in ("sent", "expected", "received"):
+            if key in self.details:
+                value = self.details[key]
+                values = value if isinstance(value, list) else [value]
+                for i, item in enumerate(values or ["(nothing)"]):
+                    label = f"{key}:" if i == 0 else ""
+                    lines.append(f"  {label:<10}{item if isinstance(item, str) else show(item)}")
+        for key, value in self.details.items():
+            if key not in ("sent", "expected", "received", "stderr"):
+                lines.append(f"  {key + ':':<10}{value}")
+        rule, fix = rule_and_fix(self.check)
+        if rule:
+            lines.append(f"  rule:     {rule}")
+        if fix:
+            lines.append(f"  fix:      {fix}")
+        stderr = self.details.get("stderr")
+        if stderr:
+            lines.append("  stderr (last lines):")
+            lines.extend(f"    {line}" for line in stderr.strip().splitlines()[-8:])
+        return "\n".join(lines)
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython calls this instead of printing a traceback: the learner sees the lesson only.
+        first, *rest = self.text().splitlines()
+        return [f"\x1b[31mFailure\x1b[0m  {first}", *rest]
+
+
+def rule_and_fix(check: str) -> tuple[str, str]:
+    if check in CHECKS:
+        return CHECKS[check].rule, CHECKS[check].fix
+    return LESSON_RULES.get(check, ("", ""))
+
+
+def equal(actual: Any, expected: Any, check: str, what: str) -> None:
+    """``actual == expected`` with JSON types kept apart (1 is not True, 7 is not "7")."""
+    if not same_json(actual, expected):
+        raise Failure(check, what, expected=show(expected), received=show(actual))
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: types must match (a bool is not a number, an int equals its float)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+CALL_LIMIT = 10.0  # seconds a learner's function may take before the test gives up on it
+
+
+def call(function: Any, check: str, *args: Any, limit: float | None = CALL_LIMIT, **kwargs: Any) -> Any:
+    """Call the learner's ``function``; anything it raises becomes a :class:`Failure` that says so.
+
+    The learner sees their own exception and where in their code it came from, never a traceback
+    through the course's checks (which would print the hidden test that called them). The call
+    runs on a thread of its own: one that never returns fails after ``limit`` seconds instead of
+    hanging the notebook (the thread is left behind; the kernel goes on). ``limit=None`` calls it
+    on this thread, for objects bound to their thread (a sqlite3 connection).
+    """
+    name = getattr(function, "__name__", "your function")
+    shown = ", ".join([*(show(a) for a in args), *(f"{k}={show(v)}" for k, v in kwargs.items())])
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = function(*args, **kwargs)
+        except BaseException as exc:  # handed over to the caller's thread below
+            box["error"] = exc
+
+    if limit is None:
+        run()
+    else:
+        thread = threading.Thread(target=run, name=f"learner-{name}", daemon=True)
+        thread.start()
+        thread.join(limit)
+    if "value" not in box and "error" not in box:
+        raise Failure(
+            check,
+            f"{name}({_cut(shown)}) did not return within {limit:.0f} s",
+            hint="an endless loop, or a read that waits for input that never comes?",
+        )
+    error = box.get("error")
+    if isinstance(error, Failure):
+        raise error
+    if isinstance(error, Exception):
+        raise raised(error, check, f"{name}({_cut(shown)})") from None
+    if error is not None:
+        raise error
+    return box["value"]
+
+
+def outcome(function: Any, check: str, *args: Any, **kwargs: Any) -> tuple[Any, BaseException | None]:
+    """Like :func:`call`, for a test that expects an exception: ``(value, None)`` when the function
+    returned, ``(None, exc)`` when it raised ``exc`` (not written yet and endless loops still fail)."""
+    try:
+        return call(function, check, *args, **kwargs), None
+    except Failure as failure:
+        if failure.cause is None or isinstance(failure.cause, NotImplementedError):
+            raise
+        return None, failure.cause
+
+
+def raised(exc: BaseException, check: str, what: str) -> Failure:
+    """The failure for the learner's code ``what`` having raised ``exc`` (kept as ``cause``)."""
+    if isinstance(exc, NotImplementedError):
+        name = what.partition("(")[0]
+        failure = Failure(check, f"{name} is not written yet (it raises NotImplementedError)")
+    else:
+        failure = Failure(check, f"{what} raised {type(exc).__name__}: {exc}", where=_learner_frame(exc))
+    failure.cause = exc
+    return failure
+
+
+def _cut(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _learner_frame(exc: BaseException) -> str:
+    """The last line of the traceback that is in the learner's code (a notebook cell or their file)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    course = str(Path(__file__).resolve().parents[1])
+    theirs = [f for f in frames if not f.filename.startswith(course) and "/site-packages/" not in f.filename]
+    if not theirs:
+        return "(in the course's code)"
+    frame = theirs[-1]
+    return f"{frame.line}   (line {frame.lineno} of {Path(frame.filename).name})"

@@ -1,0 +1,224 @@
+"""The checks of stage 02 (messages and ids), called from its graded cells.
+
+``handle_line`` is checked twice: in the kernel against a table of lines with handlers made for the
+test (every branch, exactly), and inside the reference server as a real process (what
+``mcp-lab check`` would see).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+from reference.errors import INVALID_PARAMS, RpcError
+
+from .expect import Failure, call, describe_id, same_json, show
+from .lab import Server, mismatch, notification, request
+
+Reply = dict[str, Any] | None
+
+
+def random_ids(n: int) -> list[Any]:
+    rng = random.Random()
+    pool: list[Any] = [
+        rng.randrange(1, 10**9),
+        -rng.randrange(1, 10**6),
+        2**53 + rng.randrange(100),
+        str(rng.randrange(10**6)),
+        f"réq-{rng.randrange(10**6)}-☕",
+        "",
+        f"{rng.randrange(10)}",
+        rng.randrange(10),
+    ]
+    rng.shuffle(pool)
+    return pool[:n]
+
+
+def check_replies(result_reply: Callable[..., Any], error_reply: Callable[..., Any]) -> None:
+    for id in (0, "7", 42):
+        got = call(result_reply, "envelope", id, {"n": 1})
+        want = {"jsonrpc": "2.0", "id": id, "result": {"n": 1}}
+        if not same_json(got, want):
+            raise Failure("envelope", "result_reply built the wrong response", expected=show(want), received=show(got))
+        got = call(error_reply, "envelope", id, -32601, "Method not found: x")
+        want = {"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found: x"}}
+        if not same_json(got, want):
+            raise Failure("envelope", "error_reply built the wrong response", expected=show(want), received=show(got))
+    got = call(error_reply, "envelope", None, -32700, "Parse error")
+    if not isinstance(got, dict) or "id" not in got or got["id"] is not None:
+        raise Failure("envelope", 'an error whose id could not be read carries "id": null', received=show(got))
+
+
+def check_valid_id(valid_id: Callable[[Any], Any]) -> None:
+    for value, want in ((0, True), (42, True), ("7", True), ("", True), (None, False), (1.5, False),
+                        (True, False), (False, False), ([1], False), ({"a": 1}, False)):  # fmt: skip
+        got = call(valid_id, "invalid-request", value)
+        if bool(got) is not want:
+            raise Failure(
+                "invalid-request",
+                f"valid_id({json.dumps(value)}) returned {got!r}; {describe_id(value)} is "
+                + ("a valid id" if want else "not a valid id: ids are strings or integers, and a bool is neither"),
+            )
+
+
+def _methods(seen: list[Any]) -> dict[str, Callable[[Any], Any]]:
+    def refuse(params: Any) -> Any:
+        raise RpcError(INVALID_PARAMS, "unknown tool 'refund_order'")
+
+    def crash(params: Any) -> Any:
+        return 1 // 0
+
+    def boom(params: Any) -> Any:
+        raise RuntimeError("a notification handler failed")
+
+    return {
+        "ping": lambda params: {},
+        "echo": lambda params: {"got": params},
+        "refuse": refuse,
+        "crash": crash,
+        "notifications/seen": seen.append,
+        "notifications/boom": boom,
+    }
+
+
+def _line(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False).encode("utf-8")
+
+
+def _cases(id: Any) -> list[tuple[str, bytes, Reply, str]]:
+    """(what it is, the line, the reply expected or None, the check id)."""
+
+    def ok(result: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "result": result}
+
+    def err(code: int) -> dict[str, Any]:
+        return _error(code, id)
+
+    req = {"jsonrpc": "2.0", "id": id}
+    return [
+        ("a ping", _line({**req, "method": "ping"}), ok({}), "id-echo"),
+        (
+            "a request with params",
+            _line({**req, "method": "echo", "params": {"a": [1, "☕"]}}),
+            ok({"got": {"a": [1, "☕"]}}),
+            "id-echo",
+        ),
+        ("a request without params", _line({**req, "method": "echo"}), ok({"got": {}}), "id-echo"),
+        (
+            "a handler raising RpcError(-32602)",
+            _line({**req, "method": "refuse", "params": {}}),
+            err(-32602),
+            "unknown-tool",
+        ),
+        ("a handler that crashes", _line({**req, "method": "crash"}), err(-32603), "envelope"),
+        ("an unknown method", _line({**req, "method": "tools/lisst"}), err(-32601), "method-not-found"),
+        ("params that are an array", _line({**req, "method": "ping", "params": [1]}), err(-32602), "invalid-request"),
+        ("no method", _line({**req}), err(-32600), "invalid-request"),
+        ('"jsonrpc": "1.0"', _line({"jsonrpc": "1.0", "id": id, "method": "ping"}), err(-32600), "invalid-request"),
+        ("a response from the client", _line({**req, "result": {}}), None, "notification-silence"),
+        (
+            "an error response from the client",
+            _line({**req, "error": {"code": -1, "message": "no"}}),
+            None,
+            "notification-silence",
+        ),
+    ]
+
+
+def _error(code: int, id: Any = None) -> dict[str, Any]:
+    """An expected error reply (matched on its code; the message is free text)."""
+    return {"jsonrpc": "2.0", "id": id, "error": {"code": code}}
+
+
+def _note(method: str, params: Any = None) -> bytes:
+    return _line(notification(method, params))
+
+
+SILENT = "notification-silence"
+_FIXED: list[tuple[str, bytes, Reply, str]] = [
+    ("a notification", _note("notifications/seen", {"k": 1}), None, SILENT),
+    ("a notification whose handler fails", _note("notifications/boom"), None, SILENT),
+    ("an unknown notification", _note("notifications/mcp-lab/unknown"), None, SILENT),
+    ("a line that is not JSON", b"hello?", _error(-32700), "parse-error"),
+    ("a line with NaN", b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}', _error(-32700), "parse-error"),
+    ('"id": null', b'{"jsonrpc":"2.0","id":null,"method":"ping"}', _error(-32600), "invalid-request"),
+    ('"id": 1.5', b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', _error(-32600), "invalid-request"),
+    ('"id": true', b'{"jsonrpc":"2.0","id":true,"method":"ping"}', _error(-32600), "invalid-request"),
+    ("a JSON array (a batch)", b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', _error(-32600), "invalid-request"),
+    ("a JSON number", b"5", _error(-32600), "invalid-request"),
+]
+
+
+def check_branches(handle_line: Callable[[bytes, Any], Any], ids: list[Any] | None) -> None:
+    ids = [1, "7", 0] if ids is None else ids
+    cases = [case for id in ids for case in _cases(id)] + _FIXED
+    for what, line, expected, check in cases:
+        seen: list[Any] = []
+        reply = call(handle_line, check, line, _methods(seen))
+        if expected is None:
+            if reply is not None:
+                raise Failure(
+                    check,
+                    f"{what} must get no reply at all (return None)",
+                    sent=line.decode("utf-8", "replace"),
+                    received=show(reply),
+                )
+            if b"notifications/seen" in line and seen != [{"k": 1}]:
+                raise Failure(
+                    check,
+                    "the notification's handler was not called with its params",
+                    sent=line.decode(),
+                    received=f"handler calls: {seen!r}",
+                )
+            continue
+        problem = mismatch(line, reply, expected) if reply is not None else "no reply (None)"
+        if problem:
+            raise Failure(
+                check,
+                f"{what}: {problem}",
+                sent=line.decode("utf-8", "replace"),
+                expected=show(expected),
+                received=show(reply),
+            )
+        if isinstance(reply, dict) and "error" in reply and "error" in expected:
+            continue
+        if isinstance(reply, dict) and not same_json(reply, expected):
+            raise Failure(
+                check,
+                f"{what}: the reply has extra or wrong members",
+                sent=line.decode(),
+                expected=show(expected),
+                received=show(reply),
+            )
+
+
+# -- as a process -------------------------------------------------------------------------------
+def check_id_echo(argv: list[str], ids: list[Any]) -> None:
+    with Server(argv) as server:
+        for id in ids:
+            server.expect(request("ping", id), {"jsonrpc": "2.0", "id": id, "result": {}}, "id-echo")
+
+
+def check_silence(argv: list[str]) -> None:
+    with Server(argv) as server:
+        server.expect_silence(notification("notifications/initialized"))
+        server.expect_silence(notification("notifications/cancelled", {"requestId": 7, "reason": "user"}))
+        server.expect_silence(notification("notifications/mcp-lab/unknown"))
+
+
+def check_error_table(argv: list[str], id: Any = 1) -> None:
+    tool_call = request("tools/call", id, {"name": "refund_order", "arguments": {}})
+    probes: list[tuple[Any, dict[str, Any], str]] = [
+        (b"hello?\n", _error(-32700), "parse-error"),
+        ({"jsonrpc": "2.0", "id": id}, _error(-32600, id), "invalid-request"),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, _error(-32600), "invalid-request"),
+        (request("tools/lisst", id), _error(-32601, id), "method-not-found"),
+        (tool_call, _error(-32602, id), "unknown-tool"),
+    ]
+    with Server(argv) as server:
+        for sent, expected, check in probes:
+            server.expect(sent, expected, check)
+            ping = request("ping")
+            server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "survives-bad-input")

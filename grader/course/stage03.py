@@ -1,0 +1,194 @@
+"""The checks of stage 03 (the lifecycle), called from its graded cells.
+
+The learner's ``server.py`` is a whole program: the pure pieces are checked in the kernel, the
+program as a child process, and at the end the official MCP SDK's client connects to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from reference.errors import RpcError
+from reference.lifecycle import LATEST, SUPPORTED
+
+from .expect import Failure, call, outcome, show
+from .lab import Server, initialize, notification, request
+
+SDK_TIMEOUT = 20.0  # seconds for the whole SDK session (start, handshake, ping, shutdown)
+
+
+def random_versions(n: int) -> list[str]:
+    rng = random.Random()
+    unknown = [
+        f"{rng.randrange(2000, 2024)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}",
+        "2026-07-28",
+        "2025-11-25-draft",
+        "2025-06-19",
+    ]
+    pool = [*SUPPORTED, *rng.sample(unknown, 2)]
+    rng.shuffle(pool)
+    return pool[:n]
+
+
+def expected_version(requested: str) -> str:
+    return requested if requested in SUPPORTED else LATEST
+
+
+def check_negotiate(negotiate: Callable[[str], Any], versions: list[str]) -> None:
+    for version in versions:
+        got = call(negotiate, "version-negotiation", version)
+        want = expected_version(version)
+        if got != want:
+            why = "a supported revision is echoed" if version in SUPPORTED else "an unknown revision gets the latest"
+            raise Failure("version-negotiation", f"negotiate({version!r}) returned {got!r}, expected {want!r}: {why}")
+
+
+def _params(version: Any) -> dict[str, Any]:
+    return {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1.0"}}
+
+
+def check_initialize(initialize_: Callable[[Any, Any], Any], session_class: type, version: str) -> None:
+    session = session_class()
+    result = call(initialize_, "initialize-result", session, _params(version))
+    _check_result(result, version, show(_params(version)))
+    if getattr(session, "version", None) != expected_version(version):
+        raise Failure("version-negotiation", "initialize did not record the negotiated revision in session.version")
+    _, error = outcome(initialize_, "initialize-result", session, _params(LATEST))
+    if error is None:
+        raise Failure(
+            "version-negotiation",
+            "a second initialize on the same session was accepted: the negotiated revision MUST hold",
+            hint="remember in the session that initialize was answered, and raise RpcError(INVALID_REQUEST, ...)",
+        )
+    if not isinstance(error, RpcError) or error.code != -32600:
+        raise Failure("initialize-result", f"a second initialize raised {_described(error)}; expected RpcError -32600")
+    _, error = outcome(initialize_, "initialize-result", session_class(), _params(20251125))
+    if error is None:
+        raise Failure("initialize-result", "a numeric protocolVersion (20251125) was accepted; expected -32602")
+    if not isinstance(error, RpcError) or error.code != -32602:
+        raise Failure("initialize-result", f"a numeric protocolVersion raised {_described(error)}; expected -32602")
+
+
+def _described(error: BaseException) -> str:
+    return f"RpcError {error.code}" if isinstance(error, RpcError) else type(error).__name__
+
+
+def _check_result(result: Any, version: str, sent: str) -> None:
+    if not isinstance(result, dict):
+        raise Failure("initialize-result", f"the result is {type(result).__name__}, not an object", sent=sent)
+    want = expected_version(version)
+    if result.get("protocolVersion") != want:
+        raise Failure(
+            "version-negotiation",
+            f"asked for {version}, answered {result.get('protocolVersion')!r}; expected {want}",
+            sent=sent,
+            received=show(result),
+        )
+    if not isinstance(result.get("capabilities"), dict):
+        raise Failure("initialize-result", '"capabilities" must be an object ({} is fine)', received=show(result))
+    info = result.get("serverInfo")
+    if not isinstance(info, dict) or not all(isinstance(info.get(k), str) for k in ("name", "version")):
+        raise Failure("initialize-result", '"serverInfo" needs a string "name" and "version"', received=show(result))
+
+
+def check_handshake(argv: list[str], version: str) -> None:
+    with Server(argv) as server:
+        ping = request("ping")
+        server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "ping")
+        init = initialize(version)
+        reply = server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+        if "error" in reply:
+            raise Failure(
+                "initialize-result", "initialize was answered with an error", sent=show(init), received=show(reply)
+            )
+        _check_result(reply["result"], version, show(init))
+        server.expect_silence(notification("notifications/initialized"))
+        ping = request("ping")
+        server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "ping")
+        again = initialize(LATEST)
+        server.expect(again, {"jsonrpc": "2.0", "id": again["id"], "error": {"code": -32600}}, "version-negotiation")
+
+
+def _open(server: Server, version: str) -> None:
+    init = initialize(version)
+    server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+    server.send(notification("notifications/initialized"))
+
+
+def check_batches(argv: list[str]) -> None:
+    with Server(argv) as server:
+        _open(server, "2025-03-26")
+        a, b = request("ping"), request("ping")
+        server.send([a, b])
+        replies = server.next_line([a, b], "invalid-request")
+        want = [{"jsonrpc": "2.0", "id": a["id"], "result": {}}, {"jsonrpc": "2.0", "id": b["id"], "result": {}}]
+        key = str  # replies may come in any order
+        if not isinstance(replies, list) or sorted(map(key, replies)) != sorted(map(key, want)):
+            raise Failure(
+                "invalid-request",
+                "under 2025-03-26 a batch of two pings gets an array of two replies",
+                sent=show([a, b]),
+                expected=show(want),
+                received=show(replies),
+            )
+        server.expect_silence([notification("notifications/mcp-lab/one"), notification("notifications/mcp-lab/two")])
+    with Server(argv) as server:
+        _open(server, "2025-11-25")
+        ping = request("ping")
+        server.expect([ping], {"jsonrpc": "2.0", "id": None, "error": {"code": -32600}}, "invalid-request")
+
+
+def check_exit(argv: list[str]) -> None:
+    with Server(argv) as server:
+        _open(server, LATEST)
+        server.expect_exit()
+
+
+def check_sdk_client(argv: list[str]) -> None:
+    """The official SDK's stdio client: initialize, ping, close (on a thread: the kernel has a loop)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+
+        async def session() -> None:
+            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+                async with (
+                    stdio_client(params, errlog=errlog) as (read, write),
+                    ClientSession(read, write, read_timeout_seconds=5) as client,
+                ):
+                    box["init"] = await client.initialize()
+                    box["ping"] = await client.send_ping()
+
+        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
+        sdk_log = logging.getLogger("mcp")
+        level = sdk_log.level
+        sdk_log.setLevel(logging.CRITICAL)
+        try:
+            anyio.run(session)
+        except BaseException as exc:  # handed to the test's thread
+            box["error"] = exc
+        finally:
+            sdk_log.setLevel(level)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SDK_TIMEOUT + 5)
+    if thread.is_alive() or "error" in box or "ping" not in box:
+        error = box.get("error")
+        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
+        raise Failure(
+            "initialize-result",
+            f"the official MCP SDK client could not initialize and ping the server ({detail})",
+            hint="run the cells above: each piece of the handshake has its own test",
+        )

@@ -1,0 +1,227 @@
+Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader source notebook
+00-shop-and-pipe.ipynb (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 00: the shop and the pipe
+#
+# In this course you build an MCP server with nothing but the Python standard library. It serves a
+# small online shop to a language model: how many orders are paid, what is in order 7, which
+# products are mugs. You build it the way the protocol sees it, one line on a pipe at a time.
+#
+# Everything here follows one revision of the protocol: **MCP 2025-11-25**. When a lesson says
+# "the spec", it means that revision.
+#
+# This stage has two parts. First the shop: a SQLite database, opened so that nothing can change
+# it, and queried so that nothing a model sends can become SQL. Then the pipe: what it means that
+# an MCP server "speaks stdio", shown on a real server.
+#
+# **How this notebook works.** Cells marked *your turn* are yours to write. The cells after them
+# check your work: run them, and a failure tells you which rule was broken, what was sent, what was
+# expected and what came back. Some checks are hidden until grading; they try other values than
+# the ones you see, so write code that follows the rule, not code that passes one example.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("00")
+
+# %% [markdown] id=shop-intro
+# ## 1. The shop
+#
+# The shop has four tables: `customers`, `products`, `orders` (each with a `status`) and
+# `order_items`. Money is stored in integer cents, so sums are exact. Here is its schema:
+
+# %% id=schema
+import sqlite3
+
+path = lab.shop_db()
+with sqlite3.connect(path) as peek:
+    for (sql,) in peek.execute("SELECT sql FROM sqlite_master WHERE type = 'table'"):
+        print(sql, end="\n\n")
+peek.close()
+
+# %% [markdown] id=readonly
+# ### Opening it read-only
+#
+# A model will call your tools, and a model can be talked into anything. So the server opens the
+# database in a way that makes every write fail, whatever the code above it does.
+#
+# SQLite accepts a *URI filename* when you pass `uri=True`. The query parameter `mode=ro` opens the
+# file read-only, and a missing file is an error instead of a new empty database:
+#
+# ```python
+# sqlite3.connect("file:/home/me/shop.db?mode=ro", uri=True)
+# ```
+#
+# Build the URI with `Path.as_uri()`: it makes the path absolute and escapes characters such as a
+# space or a `#`, which would otherwise end the path early (`#` starts a URI fragment).
+
+# %% [markdown] id=task-open
+# ### Your turn: `open_shop`
+#
+# Write `open_shop(path)`. It returns a connection to the database at `path` that can read and
+# cannot write. A path to a file that does not exist must raise `sqlite3.OperationalError`.
+
+# %% solution id=open_shop
+import sqlite3
+from pathlib import Path
+
+
+def open_shop(path):
+    """A read-only connection to the shop database at ``path``."""
+    ### BEGIN SOLUTION
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    return sqlite3.connect(uri, uri=True)
+    ### END SOLUTION
+
+
+# %% test id=test_open_shop points=3
+from grader.course.expect import Failure
+from grader.course.stage00 import check_open_shop
+
+check_open_shop(open_shop, lab.shop_db())
+### BEGIN HIDDEN TESTS
+from grader.course.stage00 import check_open_shop_odd_paths
+
+check_open_shop_odd_paths(open_shop, lab.shop_db())
+### END HIDDEN TESTS
+
+# %% [markdown] id=params
+# ### Values are never SQL
+#
+# Here is the query behind the shop's `count_orders` tool, written the wrong way:
+#
+# ```python
+# conn.execute(f"SELECT count(*) FROM orders WHERE status = '{status}'")
+# ```
+#
+# If `status` is `paid`, that counts the paid orders. If a model sends `x' OR '1'='1`, the query
+# becomes `... WHERE status = 'x' OR '1'='1'`, and it counts every order. A status with an
+# apostrophe in it breaks the query outright. The text a client sends has become code.
+#
+# The fix is a *parameter*: a `?` in the SQL, and the value passed beside it. SQLite never parses
+# the value as SQL, whatever it contains:
+#
+# ```python
+# conn.execute("SELECT count(*) FROM orders WHERE status = ?", (status,))
+# ```
+#
+# ### Your turn: `count_orders`
+#
+# Write `count_orders(conn, status)`: the number of orders with that status, as an `int`. A status
+# that no order has counts 0, including the one above.
+
+# %% solution id=count_orders
+def count_orders(conn, status):
+    """How many orders have ``status`` (a parameterised query)."""
+    ### BEGIN SOLUTION
+    (count,) = conn.execute("SELECT count(*) FROM orders WHERE status = ?", (status,)).fetchone()
+    return count
+    ### END SOLUTION
+
+
+# %% test id=test_count_orders points=3
+from grader.course.stage00 import check_count_orders
+
+check_count_orders(count_orders, lab.shop_db(), ["paid", "x' OR '1'='1"])
+### BEGIN HIDDEN TESTS
+check_count_orders(count_orders, lab.shop_db(), None)
+### END HIDDEN TESTS
+
+# %% [markdown] id=pipe-intro
+# ## 2. The pipe
+#
+# An MCP *host* (a chat app, an IDE) talks to an MCP *server* through a *transport*. The spec
+# defines two; this course uses the one called stdio. The spec (Transports, stdio) says:
+#
+# > The client launches the MCP server as a subprocess. The server reads JSON-RPC messages from its
+# > standard input (`stdin`) and sends messages to its standard output (`stdout`).
+#
+# and:
+#
+# > The server MAY write UTF-8 strings to its standard error (`stderr`) for any logging purposes
+# > including informational, debug, and error messages.
+#
+# So a server is an ordinary program, started by the client, with two pipes that carry the
+# protocol and a third that carries its logs. No network, no port. Each message is one line of
+# JSON. Here is the simplest exchange there is, a `ping` and its reply (`->` is what the client
+# writes to the server's stdin, `<-` is what the server writes to its stdout):
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
+# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# ```
+#
+# The next cell runs the course's finished server (the *reference*) and a small client that walks
+# through a whole session: the handshake, a ping, the list of tools, a few calls, and the shutdown.
+# Read it line by line; every stage of the course explains some of these lines.
+
+# %% id=demo-session
+lab.demo_session()
+
+# %% [markdown] id=session-read
+# A few things to notice, each a later stage:
+#
+# - Every line is one complete JSON object. Nothing else ever appears on stdout (stage 01).
+# - Each reply carries the `id` of its request (stage 02). The client's
+#   `notifications/initialized` has no id, and gets no reply at all.
+# - The session starts with `initialize`, where client and server agree on a revision (stage 03).
+# - The lines marked `stderr` are the server's logs. They travel on their own pipe and never mix
+#   with the protocol.
+# - At the end the client closes the server's stdin, and the server exits with status 0.
+#
+# ### Your turn: `talk`
+#
+# Write `talk(argv, lines, timeout=5.0)`. It starts the program `argv` (a list such as
+# `["python3", "server.py"]`) with pipes for stdin, stdout and stderr, writes every line of `lines`
+# (each is `bytes` ending in `\n`) to its stdin, closes stdin, and returns the list of stdout lines
+# parsed as JSON. Rules:
+#
+# - never run it through a shell, and keep stderr on its own pipe: logs are not messages;
+# - if the program has not finished `timeout` seconds after you closed its stdin, kill it and raise
+#   `TimeoutError`.
+#
+# `subprocess.Popen(...).communicate(input=..., timeout=...)` does most of this: it writes the
+# input, closes stdin, reads both pipes to the end and waits. (In stage 06 you will see why a real
+# client cannot work this way: it must read replies while stdin stays open.)
+
+# %% solution id=talk
+import json
+import subprocess
+
+
+def talk(argv, lines, timeout=5.0):
+    """Run ``argv``, send ``lines``, close stdin; return its stdout lines as JSON values."""
+    ### BEGIN SOLUTION
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, _ = process.communicate(b"".join(lines), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise TimeoutError(f"{argv[0]} did not finish within {timeout} s") from None
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    ### END SOLUTION
+
+
+# %% id=try-talk
+talk(lab.reference(), [b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'])
+
+# %% test id=test_talk points=2
+from grader.course.stage00 import check_talk
+
+check_talk(talk, lab.reference(), ids=[1, "abc"])
+### BEGIN HIDDEN TESTS
+check_talk(talk, lab.reference(), ids=None)
+### END HIDDEN TESTS
+
+# %% test id=test_talk_timeout points=2
+from grader.course.stage00 import check_talk_timeout
+
+check_talk_timeout(talk)
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# A database that nothing can write to, a query that no input can rewrite, and a client that
+# speaks to a server over pipes. In stage 01 you write the layer under every message: framing.

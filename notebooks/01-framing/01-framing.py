@@ -1,0 +1,207 @@
+Stage 01 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 01: framing
+#
+# A pipe carries bytes, not messages. *Framing* is the agreement on where one message ends and the
+# next begins. Get it wrong and nothing above it works: the host waits for a message that never
+# ends, or reads half of one.
+#
+# In this stage you write the four functions every stdio server and client needs: `encode` and
+# `decode` (a message to bytes and back), `read_frame` and `write_frame` (one message off and onto a
+# pipe). The course then runs its finished server with your four functions inside it, as a real
+# process, and speaks to it the way a host would.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("01")
+
+# %% [markdown] id=rule
+# ## 1. One message, one line
+#
+# The spec (MCP 2025-11-25, Transports) says:
+#
+# > JSON-RPC messages **MUST** be UTF-8 encoded.
+#
+# and for stdio:
+#
+# > Messages are delimited by newlines, and **MUST NOT** contain embedded newlines.
+#
+# > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
+#
+# So a message on the wire is: one JSON object, serialised on one line, encoded as UTF-8, followed
+# by one `\n`. The reply to a ping with the id 1 is exactly 37 bytes, the last one the newline:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
+# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# ```
+#
+# Can a message contain a newline? Its *text* can: a product description may well have two
+# lines. `json.dumps` writes a newline inside a string as the two characters `\` and `n`, so the
+# serialised message is still one line. Only `indent=` puts real newlines into the output, and that
+# breaks the framing: a host reads `{` as a whole message and fails.
+
+# %% id=newline-demo
+import json
+
+message = {"jsonrpc": "2.0", "id": 1, "result": {"text": "line one\nline two"}}
+print(json.dumps(message))
+print("real newlines in the output:", json.dumps(message).count("\n"))
+
+# %% [markdown] id=strict
+# ## 2. Strict JSON, in UTF-8
+#
+# Python's `json` module is generous in two ways that break other programs:
+#
+# - `json.dumps(float("nan"))` writes `NaN`, which is not JSON. A Node host's `JSON.parse` fails on
+#   it (`Unexpected token 'N'`). Pass `allow_nan=False` and the mistake becomes a `ValueError`
+#   in your server instead of a broken host.
+# - `json.loads("NaN")` accepts it. The `parse_constant` argument is called for `NaN`,
+#   `Infinity` and `-Infinity`; make it raise.
+#
+# Then the bytes. Read and write the *binary* streams (`sys.stdin.buffer`, `sys.stdout.buffer`)
+# and do the UTF-8 work yourself: the text streams use the platform's encoding, which on many
+# Windows machines is cp1252 and cannot write an emoji. A server that writes text through `print`
+# works on your laptop and dies on the first `☕` on someone else's.
+#
+# Decoding bytes that are not UTF-8 raises `UnicodeDecodeError`; a line that is not JSON raises
+# `json.JSONDecodeError`. Both are subclasses of `ValueError`, which is the one exception your
+# `decode` may raise: the server turns it into the error reply -32700 (stage 02).
+
+# %% [markdown] id=task-codec
+# ### Your turn: `encode` and `decode`
+#
+# The cell below starts with `%%module framing`. Running it saves the cell as `framing.py` beside
+# this notebook (the file the course runs inside its server) and runs it here, so you can try your
+# functions in the next cells.
+#
+# - `encode(message)`: the message as `bytes`: JSON on one line, UTF-8, ending in exactly one
+#   `b"\n"`. A message holding NaN or Infinity raises `ValueError`.
+# - `decode(line)`: the JSON value in `line` (bytes without its line ending). Raise `ValueError`
+#   for anything that is not strict JSON in UTF-8: bad bytes, `NaN`, `Infinity`, not JSON at all.
+# - `read_frame(stream)`: read one line from a binary stream and return it without its `\n` (and
+#   without a `\r` before it: accept `\r\n` from others, never write it). At the end of the input
+#   `stream.readline()` returns `b""`: return `None`. An empty line is `b""`, not `None`.
+# - `write_frame(stream, message)`: write `encode(message)` to the binary stream, then flush it.
+
+# %% solution id=framing
+%%module framing
+import json
+
+
+def _no_constants(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def encode(message):
+    """One message as one line of UTF-8 JSON, ending in a single newline."""
+    ### BEGIN SOLUTION
+    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.encode("utf-8") + b"\n"
+    ### END SOLUTION
+
+
+def decode(line):
+    """The JSON value in ``line``; ValueError for anything that is not strict JSON in UTF-8."""
+    ### BEGIN SOLUTION
+    return json.loads(line.decode("utf-8"), parse_constant=_no_constants)
+    ### END SOLUTION
+
+
+def read_frame(stream):
+    """One line from ``stream`` without its line ending; None at the end of the input."""
+    ### BEGIN SOLUTION
+    line = stream.readline()
+    if not line:
+        return None
+    if line.endswith(b"\n"):
+        line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+    return line
+    ### END SOLUTION
+
+
+def write_frame(stream, message):
+    """Write one message and flush: a pipe holds what you write until you do."""
+    ### BEGIN SOLUTION
+    stream.write(encode(message))
+    stream.flush()
+    ### END SOLUTION
+
+
+# %% id=try-codec
+print(encode({"jsonrpc": "2.0", "id": 1, "result": {"text": "café ☕"}}))
+print(decode(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'))
+
+# %% test id=test_encode points=2
+from grader.course import stage01
+
+stage01.check_encode(encode, None)
+### BEGIN HIDDEN TESTS
+stage01.check_encode(encode, stage01.random_messages(12))
+### END HIDDEN TESTS
+
+# %% test id=test_decode points=2
+stage01.check_decode(decode, None)
+### BEGIN HIDDEN TESTS
+stage01.check_decode(decode, stage01.random_messages(12))
+### END HIDDEN TESTS
+
+# %% test id=test_read_frame points=2
+stage01.check_read_frame(read_frame, None)
+### BEGIN HIDDEN TESTS
+stage01.check_read_frame(read_frame, stage01.random_lines(20))
+### END HIDDEN TESTS
+
+# %% [markdown] id=flush
+# ## 3. The flush
+#
+# When stdout is a terminal, Python writes each line at once. When stdout is a *pipe*, which it
+# always is for an MCP server, Python collects what you write in a buffer of several kilobytes
+# and sends it when the buffer is full or the program ends. A reply of 40 bytes sits in that buffer
+# while the host waits for it. The host times out; or, if the host happens to close the pipe first,
+# the program ends, the buffer is written, and everything seems fine. That is why this bug survives
+# `echo '...' | python server.py`.
+#
+# Watch it happen. The server below (from the course's gallery of broken servers) forgets to
+# flush. The client sends `initialize` and `ping` and waits a second for each; the replies arrive
+# only when stdin is closed and the server exits:
+
+# %% id=watch-missing-flush
+lab.watch(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)])
+
+# %% [markdown] id=flush-fixed
+# The same two requests against the reference server: each reply within a millisecond or two.
+# (Some machines set `PYTHONUNBUFFERED=1`, which hides the bug; the course removes it from every
+# server it starts, so that you see what a user of your server would see.)
+
+# %% id=watch-reference
+lab.watch(lab.reference(), [lab.initialize(id=1), lab.request("ping", id=2)])
+
+# %% [markdown] id=process-tests
+# ## 4. Your framing in a real server
+#
+# The tests below start the course's server with your `framing.py` inside it, as a child process
+# with pipes. They send requests and wait for replies with stdin still open, as a host does. If a
+# reply only comes when stdin closes, the failure says so.
+
+# %% test id=test_flush points=2
+stage01.check_replies(lab.host("framing"), None)
+### BEGIN HIDDEN TESTS
+stage01.check_replies(lab.host("framing"), [lab.fresh_id() for _ in range(5)])
+### END HIDDEN TESTS
+
+# %% test id=test_unicode_process points=2
+stage01.check_unicode(lab.host("framing"))
+
+# %% test id=test_bad_lines points=2
+stage01.check_bad_lines(lab.host("framing"))
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# Four functions that every later stage stands on: your server can now *carry* any message.
+# Stage 02 decides what to *answer*: requests, notifications, and the lines that are neither.

@@ -1,0 +1,236 @@
+Stage 02 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 02: messages and ids
+#
+# Framing gives you one line at a time. This stage decides what each line deserves: an answer, an
+# error, or silence. You write `handle_line`, the function at the centre of every server: one line
+# in, one reply (or nothing) out. The course runs its server with your `handle_line` inside it.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("02")
+
+# %% [markdown] id=three-kinds
+# ## 1. Three kinds of message
+#
+# MCP messages are JSON-RPC 2.0 messages. The spec (MCP 2025-11-25, Base Protocol) defines three
+# kinds, and tells them apart by their members:
+#
+# | kind | has `method` | has `id` | the receiver |
+# |---|---|---|---|
+# | request | yes | yes | answers exactly once, with the same `id` |
+# | notification | yes | **no** | never answers |
+# | response | no | yes | matches it to a request it sent |
+#
+# A request and its reply:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":"7","method":"ping"}
+# <- {"jsonrpc":"2.0","id":"7","result":{}}
+# ```
+#
+# A notification, and no reply at all:
+#
+# ```text
+# -> {"jsonrpc":"2.0","method":"notifications/initialized"}
+# ```
+#
+# The spec's rules for ids:
+#
+# > Requests **MUST** include a string or integer ID.
+# > Unlike base JSON-RPC, the ID **MUST NOT** be `null`.
+#
+# > Result responses **MUST** include the same ID as the request they correspond to.
+#
+# "The same" means the same JSON value *and* the same JSON type. `"7"` is a string and `7` is a
+# number: a client that sent `"7"` and gets `7` back has no reply to its request, and waits until it
+# times out. Never convert an id; copy it. And `0` is a perfectly good id (some clients start
+# counting there), so never test an id with `if id:`.
+#
+# ## 2. A notification has no `id` member at all
+#
+# > The receiver **MUST NOT** send a response.
+#
+# Test for a notification with `"id" not in message`. A message with `"id": null` *has* an id
+# member, with a value that is not allowed: it is an invalid request, and gets an error. Strict
+# hosts drop the connection when a notification is answered, even with an error.
+#
+# A message with no `method` but a `result` or an `error` is a *response*: the client answering
+# a request that the server sent. The shop server never sends requests, so it has nothing to match
+# it to; it must not answer it either (an answer would carry an id from the server's own id space).
+
+# %% [markdown] id=errors
+# ## 3. The error table
+#
+# When a request cannot be served, the reply carries `error` instead of `result`: an integer `code`
+# and a string `message`. JSON-RPC 2.0 reserves these codes:
+#
+# | code | name | when |
+# |---|---|---|
+# | -32700 | Parse error | the line is not JSON |
+# | -32600 | Invalid Request | JSON, but not a valid request: not an object, no `"jsonrpc": "2.0"`, no string `method`, an id that is not a string or an integer |
+# | -32601 | Method not found | the server does not serve this method |
+# | -32602 | Invalid params | `params` is not an object, or the method's handler refuses them |
+# | -32603 | Internal error | the handler failed unexpectedly |
+#
+# When the id cannot be read (a line that is not JSON, an id that is not valid), the reply's id is
+# `null`. The spec's words:
+#
+# > Error responses **MUST** include the same ID as the request they correspond to (except in error
+# > cases where the ID could not be read due a malformed request).
+#
+# ```text
+# -> hello?
+# <- {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: Expecting value at column 1"}}
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/lisst"}
+# <- {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: tools/lisst"}}
+# -> {"jsonrpc":"2.0","id":null,"method":"ping"}
+# <- {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the id must be a string or an integer (not null, not 1.5, not true)"}}
+# ```
+#
+# And the rule under all of them: **a bad line never ends the server.** It gets its error, and the
+# next line is read as if nothing happened. A host that sees the server die on one bad line shows
+# the user "server disconnected", and the user has no idea why.
+
+# %% [markdown] id=task
+# ### Your turn: `handle_line`
+#
+# Write the module `messages`:
+#
+# - `result_reply(id, result)` and `error_reply(id, code, message)`: the two kinds of response.
+# - `handle_line(line, methods)`: `line` is one frame (bytes, line ending removed); `methods` maps
+#   a method name to its handler, a function of the request's `params` (a dict) that returns the
+#   result. Return the reply as a dict, or `None` when nothing must be sent. In order:
+#   1. not JSON (use `decode` from the course's framing, which raises `ValueError`): -32700, id null;
+#   2. a JSON array: -32600, id null (batches come in stage 03);
+#   3. a response (an object with `result` or `error` and no `method`): `None`;
+#   4. not an object, `jsonrpc` not `"2.0"`, or `method` not a string: -32600, with the message's id
+#      if it is a valid id, else null;
+#   5. a notification (no `id` member): call its handler if there is one, ignore what it returns or
+#      raises, and return `None`;
+#   6. an id that is not a string or an integer (`null`, `1.5`, `true`): -32600, id null. Careful:
+#      in Python `True` is an `int`;
+#   7. a method not in `methods`: -32601;
+#   8. `params` present and not an object: -32602;
+#   9. call the handler with the params (`{}` when absent). If it raises `RpcError`, answer with
+#      that error's `code` and `message`; if it raises anything else, -32603; otherwise the result.
+
+# %% solution id=messages
+%%module messages
+from reference.errors import RpcError
+from reference.framing import decode
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+def result_reply(id, result):
+    ### BEGIN SOLUTION
+    return {"jsonrpc": "2.0", "id": id, "result": result}
+    ### END SOLUTION
+
+
+def error_reply(id, code, message):
+    ### BEGIN SOLUTION
+    return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
+    ### END SOLUTION
+
+
+def valid_id(value):
+    """A string or an integer, and not a bool."""
+    ### BEGIN SOLUTION
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    ### END SOLUTION
+
+
+def handle_line(line, methods):
+    """The reply to one line, or None when nothing must be sent."""
+    ### BEGIN SOLUTION
+    try:
+        message = decode(line)
+    except ValueError as exc:
+        return error_reply(None, PARSE_ERROR, f"Parse error: {exc}")
+    if isinstance(message, list):
+        return error_reply(None, INVALID_REQUEST, "Invalid Request: batches are not supported")
+    if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        id = message.get("id") if isinstance(message, dict) and valid_id(message.get("id")) else None
+        return error_reply(id, INVALID_REQUEST, "Invalid Request")
+    method = message["method"]
+    params = message.get("params", {})
+    if "id" not in message:
+        handler = methods.get(method)
+        if handler is not None:
+            try:
+                handler(params)
+            except Exception:
+                pass
+        return None
+    id = message["id"]
+    if not valid_id(id):
+        return error_reply(None, INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")
+    if method not in methods:
+        return error_reply(id, METHOD_NOT_FOUND, f"Method not found: {method}")
+    if not isinstance(params, dict):
+        return error_reply(id, INVALID_PARAMS, "Invalid params: params must be an object")
+    try:
+        return result_reply(id, methods[method](params))
+    except RpcError as exc:
+        return error_reply(id, exc.code, exc.message)
+    except Exception as exc:
+        return error_reply(id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+    ### END SOLUTION
+
+
+# %% id=try-it
+methods = {"ping": lambda params: {}}
+print(handle_line(b'{"jsonrpc":"2.0","id":"7","method":"ping"}', methods))
+print(handle_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', methods))
+print(handle_line(b"hello?", methods))
+
+# %% test id=test_replies points=2
+from grader.course import stage02
+
+stage02.check_replies(result_reply, error_reply)
+stage02.check_valid_id(valid_id)
+
+# %% test id=test_branches points=4
+stage02.check_branches(handle_line, None)
+### BEGIN HIDDEN TESTS
+stage02.check_branches(handle_line, [lab.fresh_id() for _ in range(4)])
+### END HIDDEN TESTS
+
+# %% [markdown] id=process
+# ## 4. Your `handle_line` in a real server
+#
+# The tests below run the course's server with your `handle_line` inside it: its `methods` are the
+# shop server's real ones (`initialize`, `ping`, `tools/list`, `tools/call`, and the notifications).
+# This is what `mcp-lab check` would probe on a finished server.
+
+# %% test id=test_id_echo points=3
+stage02.check_id_echo(lab.host("messages"), [0, 42, "abc", "7"])
+### BEGIN HIDDEN TESTS
+stage02.check_id_echo(lab.host("messages"), stage02.random_ids(8))
+### END HIDDEN TESTS
+
+# %% test id=test_silence points=2
+stage02.check_silence(lab.host("messages"))
+
+# %% test id=test_error_table points=3
+stage02.check_error_table(lab.host("messages"))
+### BEGIN HIDDEN TESTS
+stage02.check_error_table(lab.host("messages"), lab.fresh_id())
+### END HIDDEN TESTS
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# Every line gets what it deserves, and no line can end the server. Stage 03 gives the server a
+# beginning and an end: the `initialize` handshake, where client and server agree on a revision,
+# and a clean exit when the client goes away.

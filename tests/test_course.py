@@ -1,0 +1,229 @@
+"""The course machinery, fast: the notebook format, the stage sources, the CLI, the workspace, the host.
+
+The slow proofs through nbgrader's pipeline are in test_course_pipeline.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from grader.course import build, expect, lab
+from grader.course.notebook import NotebookSourceError, parse
+
+STAGES = build.stages()
+PYTHON = sys.executable
+
+
+def mcp_lab(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "grader.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+# -- the notebook format -----------------------------------------------------------------------
+def test_parse_cell_kinds_and_metadata() -> None:
+    text = "\n".join(
+        [
+            "notes before the first cell belong to no cell",
+            "# %% [markdown] id=intro",
+            "# # Title",
+            "#",
+            "# text",
+            "# %% setup id=setup",
+            "import os",
+            "# %% solution id=answer",
+            "def f():",
+            "    ### BEGIN SOLUTION",
+            "    return 1",
+            "    ### END SOLUTION",
+            "# %% test id=t_f points=3",
+            "assert f() == 1",
+            "# %%",
+            "f()",
+        ]
+    )
+    nb = parse(text)
+    cells = nb["cells"]
+    assert [c["cell_type"] for c in cells] == ["markdown", "code", "code", "code", "code"]
+    assert cells[0]["source"] == "# Title\n\ntext"
+    assert cells[1]["metadata"]["nbgrader"] == {
+        "grade": False, "grade_id": "setup", "locked": True, "schema_version": 3, "solution": False, "task": False,
+    }  # fmt: skip
+    assert cells[2]["metadata"]["nbgrader"]["solution"] is True
+    assert cells[2]["metadata"]["nbgrader"]["locked"] is False
+    assert cells[3]["metadata"]["nbgrader"]["points"] == 3
+    assert cells[3]["metadata"]["nbgrader"]["grade"] is True
+    assert "nbgrader" not in cells[4]["metadata"]
+    assert cells[4]["id"] == "cell-05"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    assert all(
+        c.get("outputs", []) == [] and c.get("execution_count") is None for c in cells if c["cell_type"] == "code"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("# %% test points=1\nx", "needs an id"),
+        ("# %% test id=t\nx", "needs points"),
+        ("# %% solution\nx", "needs an id"),
+        ("# %% frobnicate id=x\nx", "unknown cell word"),
+        ("# %% id=a\nx\n# %% id=a\ny", "used twice"),
+    ],
+)
+def test_parse_refuses_malformed_sources(text: str, message: str) -> None:
+    with pytest.raises(NotebookSourceError, match=message):
+        parse(text)
+
+
+# -- the stage sources ---------------------------------------------------------------------------
+def test_the_stages_of_part_one_exist_in_order() -> None:
+    names = [s.name for s in STAGES]
+    assert names[:4] == ["00-shop-and-pipe", "01-framing", "02-messages", "03-lifecycle"]
+    assert names == sorted(names)
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.name)
+def test_stage_source_is_well_formed(stage: build.Stage) -> None:
+    text = stage.text.read_text(encoding="utf-8")
+    nb = parse(text, stage.name)
+    cells = nb["cells"]
+    ids = [c["id"] for c in cells]
+    assert ids == [c["id"] for c in parse(text, stage.name)["cells"]], "cell ids must be stable"
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", i) for i in ids)
+    graded = [c for c in cells if c["metadata"].get("nbgrader", {}).get("grade")]
+    solutions = [c for c in cells if c["metadata"].get("nbgrader", {}).get("solution")]
+    assert graded and solutions
+    assert stage.points() == sum(c["metadata"]["nbgrader"]["points"] for c in graded)
+    for cell in solutions:
+        assert "### BEGIN SOLUTION" in cell["source"] and "### END SOLUTION" in cell["source"], cell["id"]
+    # The setup cell comes first and names the stage; the revision is named in the text.
+    first_code = next(c for c in cells if c["cell_type"] == "code")
+    assert first_code["id"] == "setup" and f'lab.setup("{stage.name[:2]}")' in first_code["source"]
+    assert "MCP 2025-11-25" in text
+
+
+def test_every_check_a_stage_names_has_a_rule_and_a_fix() -> None:
+    sources = "\n".join(p.read_text() for p in (ROOT / "grader" / "course").glob("stage*.py"))
+    named = set(re.findall(r'Failure\(\s*"([a-z0-9-]+)"', sources))
+    named |= set(re.findall(r'call\([^,]+, "([a-z0-9-]+)"', sources))
+    assert named, "the stage checks raise Failure with a check id"
+    for check in named:
+        rule, fix = expect.rule_and_fix(check)
+        assert rule and fix, f"{check}: no rule or fix to show the learner"
+
+
+def test_points_command_prints_each_stage_and_the_total() -> None:
+    done = mcp_lab("course", "points")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines] == [*(s.name for s in STAGES), "total"]
+    assert int(lines[-1].split()[1]) == sum(s.points() for s in STAGES)
+
+
+# -- the instructor's course ----------------------------------------------------------------------
+def test_course_init_makes_an_nbgrader_course_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    target = tmp_path / "course"
+    done = mcp_lab("course", "init", str(target))
+    assert done.returncode == 0, done.stderr
+    for stage in STAGES:
+        notebook = json.loads((target / "source" / stage.name / stage.notebook).read_text(encoding="utf-8"))
+        assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    config = (target / "nbgrader_config.py").read_text()
+    assert "ClearHiddenTests" in config and "Execute.timeout" in config
+    for module in ("framing.py", "messages.py", "server.py"):
+        assert repr(module) in config, f"{module} must be in CourseDirectory.ignore"
+    again = mcp_lab("course", "init", str(target))
+    assert again.returncode == 2
+    assert again.stderr.count("\n") == 1 and "already holds a course" in again.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["course"], ["course", "init"], ["course", "grade"], ["lab", "stray"], ["progress", "--workspace"]],
+)
+def test_course_commands_answer_a_wrong_invocation_in_one_line(args: list[str]) -> None:
+    done = mcp_lab(*args)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_progress_without_a_workspace_is_a_clear_error(tmp_path: Path) -> None:
+    done = mcp_lab("progress", "--workspace", str(tmp_path / "nowhere"))
+    assert done.returncode == 2 and "make lab" in done.stderr
+
+
+# -- the host: one learner piece inside the reference ---------------------------------------------
+def test_host_refuses_a_wrong_invocation(tmp_path: Path) -> None:
+    for args in ([], ["nonsense", "x.py"], ["framing", str(tmp_path / "missing.py")]):
+        done = subprocess.run([PYTHON, "-m", "grader.course.host", *args], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    empty = tmp_path / "framing.py"
+    empty.write_text("def encode(m):\n    return b''\n")
+    argv = [PYTHON, "-m", "grader.course.host", "framing", str(empty)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "decode, read_frame, write_frame" in done.stderr
+
+
+def test_host_runs_the_reference_framing_as_a_learner_file(tmp_path: Path) -> None:
+    """The reference's own framing, as a learner's file, passes the stage's process checks."""
+    from grader.course import stage01
+
+    learner = tmp_path / "framing.py"
+    learner.write_text("from reference.framing import encode, decode, read_frame, write_frame\n")
+    argv = [PYTHON, "-m", "grader.course.host", "framing", str(learner)]
+    stage01.check_replies(argv, [0, "7"])
+    stage01.check_bad_lines(argv)
+
+
+def test_a_missing_flush_is_named_as_such(tmp_path: Path) -> None:
+    learner = tmp_path / "framing.py"
+    learner.write_text(
+        "from reference.framing import encode, decode, read_frame\n\n"
+        "def write_frame(stream, message):\n    stream.write(encode(message))\n"
+    )
+    argv = [PYTHON, "-m", "grader.course.host", "framing", str(learner)]
+    with lab.Server(argv, timeout=1.0) as server, pytest.raises(expect.Failure) as caught:
+        server.expect(lab.request("ping", "7"), {"jsonrpc": "2.0", "id": "7", "result": {}}, "id-echo")
+    text = caught.value.text()
+    assert text.startswith("stdout-flush: no reply within 1 s; it came only when stdin was closed")
+    assert '{"jsonrpc":"2.0","id":"7","result":{}}' in text and "fix:" in text
+
+
+def test_an_id_type_mismatch_is_explained() -> None:
+    problem = lab.mismatch({}, {"jsonrpc": "2.0", "id": 7, "result": {}}, {"jsonrpc": "2.0", "id": "7", "result": {}})
+    assert problem == 'sent id "7" (a string), got 7 (a number)'
+
+
+def test_failures_render_without_a_traceback() -> None:
+    failure = expect.Failure("id-echo", 'sent id "7" (a string), got 7 (a number)', sent="{}", received="{}")
+    lines = failure._render_traceback_()
+    assert lines[0].endswith('id-echo: sent id "7" (a string), got 7 (a number)')
+    assert any(line.strip().startswith("rule:") for line in lines)
+    assert any(line.strip().startswith("fix:") for line in lines)
+    assert not any("Traceback" in line for line in lines)
+
+
+def test_the_readme_failure_example_is_a_real_failure(tmp_path: Path) -> None:
+    """README.md shows what a learner sees for a numeric id echoed as a string: it must be real."""
+    from grader.course import stage02
+
+    stage = next(s for s in STAGES if s.name == "02-messages")
+    cells = parse(stage.text.read_text(encoding="utf-8"))["cells"]
+    source = next(c["source"] for c in cells if c["id"] == "messages").removeprefix("%%module messages\n")
+    stringify = '    id = message["id"]\n    if isinstance(id, int):\n        id = str(id)\n'
+    bug = source.replace('    id = message["id"]\n', stringify)
+    assert bug != source
+    (tmp_path / "messages.py").write_text(bug, encoding="utf-8")
+    argv = [PYTHON, "-m", "grader.course.host", "messages", str(tmp_path / "messages.py")]
+    with pytest.raises(expect.Failure) as caught:
+        stage02.check_id_echo(argv, [42])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"```text\n(Failure  id-echo.*?)```", readme, flags=re.S)
+    assert shown, "README.md shows a failure message"
+    assert shown.group(1).removeprefix("Failure  ").rstrip("\n") == caught.value.text()

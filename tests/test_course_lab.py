@@ -1,0 +1,107 @@
+"""`mcp-lab lab` opens a real JupyterLab on the workspace, with the Validate button's server side.
+
+JupyterLab is started the way `make lab` starts it (plus --no-browser, a free loopback port and a
+token), then asked over HTTP: the server is up, the nbgrader Validate endpoint validates a stage
+notebook with the course's config, and the instructor's formgrader is not there. The browser-level
+test of the same lab is tests/test_browser.py's job (issue 8); this one needs no browser.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from course_support import python_env
+
+from grader.course import build
+
+pytestmark = pytest.mark.timeout(300)
+TOKEN = "mcp-wire-lab-test"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http(url: str, data: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str]:
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    request = urllib.request.Request(url, data=body, headers={"Authorization": f"token {TOKEN}"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace")
+
+
+def test_the_lab_serves_the_workspace_with_validate_and_without_formgrader(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    port = free_port()
+    log = open(tmp_path / "lab.log", "w+", encoding="utf-8")  # noqa: SIM115 - read after the process ends
+    command = [sys.executable, "-m", "grader.cli", "lab", "--workspace", str(workspace), "--",
+               "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+               f"--IdentityProvider.token={TOKEN}"]  # fmt: skip
+    lab = subprocess.Popen(command, cwd=ROOT, env=python_env(), stdout=log, stderr=subprocess.STDOUT,
+                           start_new_session=True)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        status = 0
+        while time.monotonic() < deadline and lab.poll() is None:
+            try:
+                status, _ = http(f"{base}/api/status", timeout=2)
+            except OSError:
+                status = 0
+            if status == 200:
+                break
+            time.sleep(0.5)
+        log.seek(0)
+        assert status == 200, f"JupyterLab did not come up:\n{log.read()[-3000:]}"
+
+        stage = build.stages()[1]
+        status, body = http(f"{base}/assignments/validate", {"path": f"{stage.name}/{stage.notebook}"})
+        assert status == 200, body[:2000]
+        answer = json.loads(body)
+        assert answer["success"], answer
+        failed = answer["value"].get("failed", [])
+        assert failed, "the untouched release must fail its public checks"
+        assert any("not written yet" in cell.get("error", "") for cell in failed), json.dumps(failed)[:2000]
+
+        status, _ = http(f"{base}/formgrader")
+        assert status == 404, "the instructor's formgrader must not be in the learner's lab"
+        status, page = http(f"{base}/lab")
+        assert status == 200
+        match = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)
+        assert match, "no page config in /lab"
+        disabled = set(json.loads(match.group(1))["disabledExtensions"])
+        assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= disabled
+        assert "@jupyter/nbgrader:validate-assignment" not in disabled
+    finally:
+        stop(lab)
+        log.close()
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """JupyterLab and every kernel it started (they share its session) are gone afterwards."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,252 @@
+"""The course, proven stage by stage through nbgrader's real pipeline, in a temporary course.
+
+For every stage:
+- the source notebook executes cleanly under nbval (``--nbval-lax``, a cell timeout), and
+  nbgrader's ``Validator`` finds no failure in it;
+- ``generate_assignment`` succeeds; the release holds no solution text, no hidden test, and no
+  file the source folder did not hold; ``Validator(invert=True)`` shows every graded test fails
+  against the stubs;
+- the solutions autograde to full marks, the untouched release to zero; a submission with one
+  typical learner bug loses points in exactly the cells that test the rule it breaks; a server
+  that never answers costs bounded time; feedback shows no hidden-test source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from html import unescape
+from pathlib import Path
+
+import pytest
+from course_support import (
+    PYTHON,
+    api,
+    autograde,
+    autograded_notebook,
+    error_texts,
+    nbgrader_config,
+    notebook_text,
+    python_env,
+    submit,
+)
+
+from grader.course import build
+from grader.course.notebook import write
+
+pytestmark = pytest.mark.timeout(600)
+
+STAGES = {stage.name: stage for stage in build.stages()}
+
+# One typical learner bug per row: (stage, name, text replaced in the solution, cells that must lose points).
+BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
+    (
+        "00-shop-and-pipe",
+        "f-string SQL",
+        (
+            'conn.execute("SELECT count(*) FROM orders WHERE status = ?", (status,)).fetchone()',
+            "conn.execute(f\"SELECT count(*) FROM orders WHERE status = '{status}'\").fetchone()",
+        ),
+        {"test_count_orders"},
+    ),
+    (
+        "00-shop-and-pipe",
+        "stderr mixed into stdout",
+        ("stdout=subprocess.PIPE, stderr=subprocess.PIPE)", "stdout=subprocess.PIPE, stderr=subprocess.STDOUT)"),
+        {"test_talk"},
+    ),
+    (
+        "01-framing",
+        "a missing flush",
+        ("    stream.write(encode(message))\n    stream.flush()\n", "    stream.write(encode(message))\n"),
+        {"test_flush", "test_unicode_process", "test_bad_lines"},
+    ),
+    (
+        "01-framing",
+        "NaN let through",
+        ("allow_nan=False, separators", "allow_nan=True, separators"),
+        {"test_encode"},
+    ),
+    (
+        "02-messages",
+        "a numeric id echoed as a string",
+        (
+            '    id = message["id"]\n    if not valid_id(id):',
+            '    id = message["id"]\n    if isinstance(id, int):\n        id = str(id)\n    if not valid_id(id):',
+        ),
+        {"test_branches", "test_id_echo", "test_error_table"},
+    ),
+    (
+        "02-messages",
+        "a reply to a notification",
+        (
+            "            except Exception:\n                pass\n        return None",
+            "            except Exception:\n                pass\n"
+            "        return error_reply(None, METHOD_NOT_FOUND, method)",
+        ),
+        {"test_branches", "test_silence"},
+    ),
+    (
+        "03-lifecycle",
+        "a print to stdout",
+        (
+            "    dispatcher = make_dispatcher(Session())\n",
+            '    dispatcher = make_dispatcher(Session())\n    print("server ready", flush=True)\n',
+        ),
+        {"test_handshake", "test_batches", "test_exit"},
+    ),
+    (
+        "03-lifecycle",
+        "a print to stdout that is never flushed",
+        (
+            "    dispatcher = make_dispatcher(Session())\n",
+            '    dispatcher = make_dispatcher(Session())\n    print("server ready")\n',
+        ),
+        {"test_exit"},
+    ),
+    (
+        "03-lifecycle",
+        "no exit at the end of input",
+        ("        if line is None:\n            return 0\n", "        if line is None:\n            continue\n"),
+        {"test_exit"},
+    ),
+]
+
+# A server that reads every line and never answers a request: its process tests fail, in bounded time.
+HANGS: dict[str, tuple[str, str]] = {
+    "01-framing": ("    stream.write(encode(message))\n    stream.flush()\n", "    return None\n"),
+    "02-messages": (
+        "        return result_reply(id, methods[method](params))\n",
+        "        result_reply(id, methods[method](params))\n",
+    ),
+    "03-lifecycle": ("        reply = dispatcher.handle_line(line)\n", "        reply = None\n"),
+}
+HANG_BUDGET = 60.0  # seconds for a whole autograde of a hanging submission
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("course")
+    build.init_course(root)
+    nbgrader = api(root)
+    for name in STAGES:
+        result = nbgrader.generate_assignment(name, force=True, create=True)
+        assert result["success"], result.get("log", "")[-3000:]
+    return root
+
+
+# -- the source executes, and validates ---------------------------------------------------------
+def test_source_notebooks_execute_under_nbval(tmp_path: Path) -> None:
+    copies = []
+    for stage in STAGES.values():
+        folder = tmp_path / stage.name
+        folder.mkdir()
+        copies.append(write(stage.text, folder / stage.notebook))
+    command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-cell-timeout=120",
+               "--nbval-current-env", "-o", "addopts=", "-o", "testpaths=", *map(str, copies)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=540, cwd=tmp_path, env=python_env())
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert re.search(r"\d+ passed", done.stdout), done.stdout[-2000:]
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_source_validates_and_release_stubs_fail(course: Path, name: str, tmp_path: Path) -> None:
+    from nbgrader.validator import Validator
+
+    stage = STAGES[name]
+    for invert, folder in ((False, "source"), (True, "release")):
+        copy = tmp_path / folder
+        shutil.copytree(course / folder / name, copy)
+        found = Validator(config=nbgrader_config(course), invert=invert).validate(str(copy / stage.notebook))
+        # Validator returns {} when every graded cell passes (or, inverted, when every one fails).
+        assert found == {}, f"{folder} ({'inverted' if invert else 'plain'}): {json.dumps(found)[:3000]}"
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_release_leaks_nothing(course: Path, name: str) -> None:
+    stage = STAGES[name]
+    source_files = {p.name for p in (course / "source" / name).iterdir()}
+    release_files = {p.name for p in (course / "release" / name).iterdir()}
+    assert release_files <= source_files, (
+        f"files in the release that the source did not hold: {release_files - source_files}"
+    )
+    release = json.loads((course / "release" / name / stage.notebook).read_text(encoding="utf-8"))
+    text = "\n".join(
+        cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"]) for cell in release["cells"]
+    )
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text
+    for hidden in _regions(stage.text.read_text(encoding="utf-8"), "HIDDEN TESTS"):
+        assert hidden not in text, f"hidden test text in the release: {hidden!r}"
+    for solution in _regions(stage.text.read_text(encoding="utf-8"), "SOLUTION"):
+        assert solution not in text, f"solution text in the release: {solution!r}"
+
+
+def _regions(text: str, marker: str) -> list[str]:
+    """The distinctive lines between ### BEGIN marker and ### END marker (short ones are not proof)."""
+    lines = []
+    for body in re.findall(rf"### BEGIN {marker}\n(.*?)### END {marker}", text, flags=re.S):
+        lines.extend(line.strip() for line in body.splitlines() if len(line.strip()) > 25)
+    return lines
+
+
+# -- autograding ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", STAGES)
+def test_solutions_full_marks_release_zero(course: Path, name: str) -> None:
+    stage = STAGES[name]
+    submit(course, "solutions", stage, notebook_text(stage))
+    release = (course / "release" / name / stage.notebook).read_text(encoding="utf-8")
+    submit(course, "untouched", stage, release)
+    full = autograde(course, "solutions", stage)
+    zero = autograde(course, "untouched", stage)
+    assert full.max_score == stage.points() > 0
+    assert full.score == full.max_score, f"solutions lost points in {sorted(full.lost())}"
+    assert zero.score == 0, f"the untouched release scored in {sorted(set(zero.cells) - zero.lost())}"
+    print(
+        f"{name}: {stage.points()} points; autograde {full.seconds:.1f} s (solutions), {zero.seconds:.1f} s (release)"
+    )
+
+
+@pytest.mark.parametrize(("name", "bug", "replace", "lost"), BUGS, ids=[f"{b[0]}:{b[1]}" for b in BUGS])
+def test_one_bug_loses_only_its_rule(
+    course: Path, name: str, bug: str, replace: tuple[str, str], lost: set[str]
+) -> None:
+    stage = STAGES[name]
+    student = re.sub(r"\W+", "-", bug)
+    submit(course, student, stage, notebook_text(stage, replace))
+    grades = autograde(course, student, stage)
+    # The SDK client skips lines that are not JSON, but may choke on one at shutdown: either is fair.
+    lenient = {"test_sdk_client"} if "print" in bug else set()
+    assert lost <= grades.lost() <= lost | lenient, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
+    # Each failure names a check and says what to fix.
+    notebook = autograded_notebook(course, student, stage)
+    for cell in lost:
+        texts = error_texts(notebook, cell)
+        assert texts and "Traceback" not in texts[0], f"{cell}: {texts[:1]}"
+
+
+@pytest.mark.parametrize("name", HANGS)
+def test_a_hanging_server_costs_bounded_time(course: Path, name: str) -> None:
+    stage = STAGES[name]
+    submit(course, "hangs", stage, notebook_text(stage, HANGS[name]))
+    grades = autograde(course, "hangs", stage)
+    assert grades.seconds < HANG_BUDGET, f"autograde took {grades.seconds:.0f} s"
+    assert grades.score < grades.max_score
+    print(f"{name}: a hanging server autograded in {grades.seconds:.1f} s, {grades.score}/{grades.max_score}")
+
+
+def test_feedback_shows_no_hidden_tests(course: Path) -> None:
+    stage = STAGES["02-messages"]
+    bug = BUGS[4]
+    submit(course, "feedback", stage, notebook_text(stage, bug[2]))
+    autograde(course, "feedback", stage)
+    result = api(course).generate_feedback(stage.name, "feedback", force=True)
+    assert result["success"], result.get("log", "")[-3000:]
+    page = course / "feedback" / "feedback" / stage.name / f"{stage.name}.html"
+    html = unescape(page.read_text(encoding="utf-8"))
+    assert "check_branches" in html  # the visible test is there
+    for hidden in [*_regions(stage.text.read_text(encoding="utf-8"), "HIDDEN TESTS"), "random_ids"]:
+        assert hidden not in html, f"hidden test source in the feedback: {hidden!r}"
+    assert "id-echo" in html  # and the learner's failure message
