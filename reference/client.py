@@ -11,7 +11,9 @@ What makes a client correct on the wire:
     >>> with Client([sys.executable, "-m", "reference.server"]) as client:
     ...     result = client.initialize()
     ...     client.request("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}})
-    {'content': [{'type': 'text', 'text': '{"status": "paid", "count": 341}'}], 'isError': False}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'content': [{'type': 'text', 'text': '{"status": "paid", "count": 341}'}],
+     'structuredContent': {'status': 'paid', 'count': 341}, 'isError': False}
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ client that wants another revision starts a new connection.
     '2025-11-25'
     >>> Session(version="2025-03-26").batches_allowed
     True
+    >>> Session(version="2025-03-26").structured_output, Session(version="2025-06-18").structured_output
+    (False, True)
     >>> session = Session()
     >>> session.initialize({"protocolVersion": "2025-06-18"}, {}, {}, "")["protocolVersion"]
     '2025-06-18'
@@ -53,6 +55,11 @@ class Session:
     def batches_allowed(self) -> bool:
         """JSON arrays of messages: a MUST in 2025-03-26 only (removed again in 2025-06-18)."""
         return self.version == "2025-03-26"
+
+    @property
+    def structured_output(self) -> bool:
+        """From 2025-06-18 tools may declare an outputSchema and results carry structuredContent."""
+        return self.version >= "2025-06-18"
 
     @property
     def bad_arguments_are_tool_errors(self) -> bool:

@@ -58,7 +58,7 @@ class Server:
             methods={
                 "initialize": self.initialize,
                 "ping": lambda params: {},
-                "tools/list": toolbox.list,
+                "tools/list": self.list_tools,
                 "tools/call": self.call_tool,
             },
             notifications={
@@ -79,8 +79,12 @@ class Server:
     def initialized(self, params: Any) -> None:
         self.session.initialized = True
 
+    def list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.toolbox.list(params, self.session.structured_output)
+
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
-        return self.toolbox.call(params, self.session.bad_arguments_are_tool_errors)
+        session = self.session
+        return self.toolbox.call(params, session.bad_arguments_are_tool_errors, session.structured_output)
 
     def handle_line(self, line: bytes) -> Any:
         """The reply to one line (``None`` when nothing is owed)."""

@@ -4,8 +4,11 @@ Every query is parameterised (``?`` placeholders): a value from a request never 
 
     >>> from reference.database import ensure_default, open_readonly
     >>> box = shop_toolbox(open_readonly(ensure_default()))
-    >>> box.call({"name": "count_orders", "arguments": {"status": "refunded"}}, True)
-    {'content': [{'type': 'text', 'text': '{"status": "refunded", "count": 187}'}], 'isError': False}
+    >>> box.call({"name": "count_orders", "arguments": {"status": "refunded"}}, True)  # doctest: +NORMALIZE_WHITESPACE
+    {'content': [{'type': 'text', 'text': '{"status": "refunded", "count": 187}'}],
+     'structuredContent': {'status': 'refunded', 'count': 187}, 'isError': False}
+    >>> box.call({"name": "count_orders", "arguments": {}}, False, structured_output=False)  # 2025-03-26
+    {'content': [{'type': 'text', 'text': '{"count": 3000}'}], 'isError': False}
     >>> box.call({"name": "count_orders", "arguments": {"status": "lost"}}, True)["content"][0]["text"]
     "unknown status 'lost'. Valid statuses: pending, paid, shipped, delivered, cancelled, refunded."
 """
@@ -21,6 +24,91 @@ STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
 STATUS_TEXT = ", ".join(STATUSES)
 # Bounds keep every number inside SQLite's 64-bit integers (1e300 is an "integer" to JSON Schema).
 MAX_ID = 2**31 - 1
+
+
+def _exact(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An object schema for a result: these members, every one required unless optional, no others."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [name for name in properties if name not in optional],
+        "additionalProperties": False,
+    }
+
+
+# The outputSchemas (2025-06-18 on): what each tool really returns, as a client may check it.
+_STATUS_OUT = {"type": "string", "enum": list(STATUSES)}
+_ORDER_OUT = {
+    "id": {"type": "integer", "description": "The order's id."},
+    "status": _STATUS_OUT,
+    "created_at": {"type": "string", "description": "When the order was placed (ISO 8601, UTC)."},
+    "customer_id": {"type": "integer"},
+    "customer": {"type": "string", "description": "The customer's name."},
+}
+COUNT_ORDERS_OUT = _exact(
+    {
+        "status": {**_STATUS_OUT, "description": "The status counted; absent when every order was counted."},
+        "count": {"type": "integer", "minimum": 0},
+    },
+    optional=("status",),
+)
+LIST_ORDERS_OUT = _exact(
+    {
+        "total": {"type": "integer", "minimum": 0, "description": "How many orders match, on every page."},
+        "offset": {"type": "integer", "minimum": 0},
+        "orders": {
+            "type": "array",
+            "items": _exact(
+                {
+                    **_ORDER_OUT,
+                    # SUM over no rows is NULL: an order without line items would have no total.
+                    "total_cents": {
+                        "type": ["integer", "null"],
+                        "minimum": 0,
+                        "description": "The order's total in cents; null for an order without line items.",
+                    },
+                }
+            ),
+        },
+    }
+)
+GET_ORDER_OUT = _exact(
+    {
+        **_ORDER_OUT,
+        "email": {"type": "string"},
+        "items": {
+            "type": "array",
+            "items": _exact(
+                {
+                    "product_id": {"type": "integer"},
+                    "sku": {"type": "string"},
+                    "name": {"type": "string"},
+                    "quantity": {"type": "integer", "minimum": 1},
+                    "unit_price_cents": {"type": "integer", "minimum": 1},
+                }
+            ),
+        },
+        "total_cents": {"type": "integer", "minimum": 0, "description": "The sum of quantity * unit_price_cents."},
+    }
+)
+SEARCH_PRODUCTS_OUT = _exact(
+    {
+        "query": {"type": "string", "description": "The query, as given."},
+        "products": {
+            "type": "array",
+            "items": _exact(
+                {
+                    "id": {"type": "integer"},
+                    "sku": {"type": "string"},
+                    "name": {"type": "string"},
+                    "category": {"type": "string"},
+                    "price_cents": {"type": "integer", "minimum": 1},
+                    "stock": {"type": "integer", "minimum": 0},
+                }
+            ),
+        },
+    }
+)
 
 
 def _status(args: dict[str, Any]) -> str | None:
@@ -126,6 +214,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                 "additionalProperties": False,
             },
             count_orders,
+            output_schema=COUNT_ORDERS_OUT,
         ),
         Tool(
             "list_orders",
@@ -162,6 +251,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                 "additionalProperties": False,
             },
             list_orders,
+            output_schema=LIST_ORDERS_OUT,
         ),
         Tool(
             "get_order",
@@ -178,6 +268,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                 "additionalProperties": False,
             },
             get_order,
+            output_schema=GET_ORDER_OUT,
         ),
         Tool(
             "search_products",
@@ -208,6 +299,7 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
                 "additionalProperties": False,
             },
             search_products,
+            output_schema=SEARCH_PRODUCTS_OUT,
         ),
     ]
 

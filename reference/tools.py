@@ -6,7 +6,12 @@
   failed. The model reads the text and can try again, so the text says how.
 
 Bad arguments (an object that breaks the tool's ``inputSchema``) are -32602 up to 2025-06-18, and
-a tool execution error from 2025-11-25 on: the negotiated revision decides. A request that breaks
+a tool execution error from 2025-11-25 on: the negotiated revision decides.
+
+From 2025-06-18 a tool may declare an ``outputSchema``; its successful results then carry the
+tool's JSON object as ``structuredContent`` (which MUST conform to the schema) and the same JSON as
+text, for clients that only read ``content``. Sessions on 2025-03-26 or 2024-11-05 see neither:
+the fields do not exist in those revisions. An error result carries text only. A request that breaks
 the ``CallToolRequest`` schema itself (no ``name`` string, ``arguments`` that are not an object)
 is malformed in every revision: -32602, the model never had a well-formed call to retry.
 
@@ -56,19 +61,25 @@ class Tool:
     input_schema: dict[str, Any]
     run: Callable[[dict[str, Any]], Any]
     annotations: dict[str, Any] = field(default_factory=lambda: dict(READ_ONLY))
+    # 2025-06-18 on: the JSON Schema of the object the tool returns (its structuredContent).
+    output_schema: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.match(self.name):
             raise ValueError(f"tool name {self.name!r} does not match {TOOL_NAME.pattern}")
 
-    def describe(self) -> dict[str, Any]:
-        return {
+    def describe(self, structured_output: bool = True) -> dict[str, Any]:
+        """The tool as tools/list shows it; ``outputSchema`` only where structured output exists."""
+        described = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
-            "annotations": self.annotations,
         }
+        if structured_output and self.output_schema is not None:
+            described["outputSchema"] = self.output_schema
+        described["annotations"] = self.annotations
+        return described
 
 
 def _json_type(value: Any) -> str:
@@ -90,17 +101,30 @@ def text_result(value: Any, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
+def structured_result(value: dict[str, Any]) -> dict[str, Any]:
+    """A successful result of a tool with an outputSchema: the object, and the same JSON as text.
+
+    >>> structured_result({"count": 3})
+    {'content': [{'type': 'text', 'text': '{"count": 3}'}], 'structuredContent': {'count': 3}, 'isError': False}
+    """
+    if not isinstance(value, dict):
+        raise TypeError(f"structuredContent must be a JSON object, got {_json_type(value)}")
+    return {"content": text_result(value)["content"], "structuredContent": value, "isError": False}
+
+
 class Toolbox:
     def __init__(self, tools: list[Tool]) -> None:
         self.tools = {tool.name: tool for tool in tools}
         if len(self.tools) != len(tools):
             raise ValueError("tool names must be unique")
         self._listing = {"tools": [tool.describe() for tool in tools]}
+        self._plain_listing = {"tools": [tool.describe(structured_output=False) for tool in tools]}
 
-    def list(self, params: dict[str, Any]) -> dict[str, Any]:
+    def list(self, params: dict[str, Any], structured_output: bool = True) -> dict[str, Any]:
+        """The tools/list result. ``structured_output``: the session negotiated 2025-06-18 or later."""
         cursor = params.get("cursor")
         if cursor is None:
-            return self._listing
+            return self._listing if structured_output else self._plain_listing
         if not isinstance(cursor, str):
             # Not a cursor at all: say what a cursor is, rather than that this one is unknown.
             raise RpcError(
@@ -110,7 +134,11 @@ class Toolbox:
         # We never hand out a cursor (one page holds every tool), so any cursor is unusable.
         raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
 
-    def call(self, params: dict[str, Any], tool_errors_for_bad_arguments: bool) -> dict[str, Any]:
+    def call(
+        self, params: dict[str, Any], tool_errors_for_bad_arguments: bool, structured_output: bool = True
+    ) -> dict[str, Any]:
+        """The tools/call result. The flags say what the negotiated revision asks for:
+        bad arguments as isError (2025-11-25 on), structuredContent (2025-06-18 on)."""
         name = params.get("name")
         if not isinstance(name, str):
             raise RpcError(INVALID_PARAMS, 'tools/call needs a "name" string')
@@ -130,7 +158,10 @@ class Toolbox:
                 return text_result(message + ". Check the tool's inputSchema and call again.", is_error=True)
             raise RpcError(INVALID_PARAMS, message)
         try:
-            return text_result(tool.run(arguments))
+            value = tool.run(arguments)
+            if structured_output and tool.output_schema is not None:
+                return structured_result(value)
+            return text_result(value)
         except ToolError as exc:
             return text_result(str(exc), is_error=True)
         except Exception as exc:

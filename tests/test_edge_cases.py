@@ -44,6 +44,14 @@ def text(value: str, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": value}], "isError": is_error}
 
 
+def all_orders(version: str | None) -> dict[str, Any]:
+    """count_orders with no status: structuredContent too from 2025-06-18 (and before initialize)."""
+    result = text(f'{{"count": {ALL_ORDERS}}}')
+    if version is None or version >= "2025-06-18":
+        return {"content": result["content"], "structuredContent": {"count": ALL_ORDERS}, "isError": False}
+    return result
+
+
 def tool_error(id: Any, problem: str) -> dict[str, Any]:
     """Bad arguments as a tool execution error (2025-11-25): a result the model can act on."""
     return ok(id, text(f"invalid arguments for {problem}. Check the tool's inputSchema and call again.", True))
@@ -203,9 +211,9 @@ ROWS: list[Row] = [
         row(
             f"arguments-null-or-absent-are-empty-{version or 'none'}",
             version,
-            (call(1, "count_orders", None), ok(1, text(f'{{"count": {ALL_ORDERS}}}'))),
-            (request(2, "tools/call", {"name": "count_orders"}), ok(2, text(f'{{"count": {ALL_ORDERS}}}'))),
-            (call(3, "count_orders", {}), ok(3, text(f'{{"count": {ALL_ORDERS}}}'))),
+            (call(1, "count_orders", None), ok(1, all_orders(version))),
+            (request(2, "tools/call", {"name": "count_orders"}), ok(2, all_orders(version))),
+            (call(3, "count_orders", {}), ok(3, all_orders(version))),
         )
         for version in ("2025-11-25", "2024-11-05", None)
     ],

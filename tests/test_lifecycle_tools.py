@@ -24,7 +24,7 @@ from reference import PROTOCOL_REVISION, database, lifecycle
 from reference.errors import RpcError
 from reference.schema import problems
 from reference.shop import shop_toolbox
-from reference.tools import Tool, Toolbox, ToolError, text_result
+from reference.tools import Tool, Toolbox, ToolError, structured_result, text_result
 
 # -- lifecycle ------------------------------------------------------------------------------
 
@@ -56,6 +56,7 @@ def test_what_each_revision_changes(version: str) -> None:
     session = lifecycle.Session(version=version)
     assert session.batches_allowed is (version == "2025-03-26")
     assert session.bad_arguments_are_tool_errors is (version == "2025-11-25")
+    assert session.structured_output is (version in ("2025-11-25", "2025-06-18"))
 
 
 def test_session_before_initialize_uses_the_latest() -> None:
@@ -265,6 +266,73 @@ def test_unknown_tool_message_lists_the_tools() -> None:
         box.call({"name": "three"}, True)
 
 
+# -- structured output (2025-06-18 on) -----------------------------------------------------------
+COUNT_SCHEMA = {
+    "type": "object",
+    "properties": {"count": {"type": "integer"}},
+    "required": ["count"],
+    "additionalProperties": False,
+}
+
+
+def counting_tool(value: Any = None) -> Tool:
+    """A tool with an outputSchema; it fails on request, and returns ``value`` when one is given."""
+
+    def run(args: dict[str, Any]) -> Any:
+        if args.get("fail"):
+            raise ToolError("no count today")
+        return {"count": 3} if value is None else value
+
+    schema = {"type": "object", "properties": {"fail": {"type": "boolean"}}, "additionalProperties": False}
+    return Tool("count", "Count", "Count.", schema, run, output_schema=COUNT_SCHEMA)
+
+
+def test_output_schema_is_listed_only_with_structured_output() -> None:
+    box = Toolbox([counting_tool(), echo_tool()])
+    listed = {t["name"]: t for t in box.list({})["tools"]}
+    assert listed["count"]["outputSchema"] == COUNT_SCHEMA
+    assert list(listed["count"]) == ["name", "title", "description", "inputSchema", "outputSchema", "annotations"]
+    assert "outputSchema" not in listed["echo"]  # a tool without one declares none
+    assert box.list({}, structured_output=True) == box.list({})
+    plain = box.list({}, structured_output=False)["tools"]
+    assert [list(t) for t in plain] == [["name", "title", "description", "inputSchema", "annotations"]] * 2
+
+
+@pytest.mark.parametrize("tool_errors", [True, False])
+def test_structured_results_follow_the_revision(tool_errors: bool) -> None:
+    box = Toolbox([counting_tool(), echo_tool()])
+    structured = box.call({"name": "count", "arguments": {}}, tool_errors)
+    assert structured == {
+        "content": [{"type": "text", "text": '{"count": 3}'}],
+        "structuredContent": {"count": 3},
+        "isError": False,
+    }
+    assert box.call({"name": "count", "arguments": {}}, tool_errors, structured_output=False) == text_result(
+        {"count": 3}
+    )
+    # A tool without an outputSchema answers with text only, whatever the revision.
+    plain = box.call({"name": "echo", "arguments": {"text": "json"}}, tool_errors)
+    assert "structuredContent" not in plain
+
+
+@pytest.mark.parametrize("structured", [True, False])
+def test_error_results_carry_no_structured_content(structured: bool) -> None:
+    box = Toolbox([counting_tool()])
+    failed = box.call({"name": "count", "arguments": {"fail": True}}, True, structured)
+    assert failed == text_result("no count today", is_error=True)
+    bad = box.call({"name": "count", "arguments": {"fail": "yes"}}, True, structured)
+    assert bad["isError"] is True and "structuredContent" not in bad
+
+
+def test_a_tool_with_an_output_schema_must_return_an_object(capsys: pytest.CaptureFixture[str]) -> None:
+    box = Toolbox([counting_tool(value=[1, 2])])
+    crashed = box.call({"name": "count", "arguments": {}}, True)
+    assert crashed["isError"] is True and "TypeError" in tool_error_text(crashed)
+    assert "must be a JSON object" in capsys.readouterr().err
+    with pytest.raises(TypeError):
+        structured_result("text")  # type: ignore[arg-type]
+
+
 # -- the shop's tools, in process, against SQL ------------------------------------------------------
 @pytest.fixture(scope="module")
 def shop(shop_db: Path) -> Iterator[Toolbox]:
@@ -290,6 +358,71 @@ def test_shop_tool_descriptions(shop: Toolbox) -> None:
         jsonschema.Draft202012Validator.check_schema(schema)
         assert tool["annotations"]["readOnlyHint"] is True
         assert tool["annotations"]["destructiveHint"] is False
+
+
+def test_shop_output_schemas_are_exact_json_schemas(shop: Toolbox) -> None:
+    for tool in shop.list({})["tools"]:
+        schema = tool["outputSchema"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object" and schema["additionalProperties"] is False, tool["name"]
+        assert set(schema["required"]) <= set(schema["properties"]), tool["name"]
+    assert all("outputSchema" not in t for t in shop.list({}, structured_output=False)["tools"])
+
+
+SHOP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("count_orders", {}),
+    *[("count_orders", {"status": s}) for s in ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")],
+    ("list_orders", {}),
+    ("list_orders", {"status": "pending", "limit": 100, "offset": 5}),
+    ("list_orders", {"customer_id": 3}),
+    ("list_orders", {"offset": 10**6}),
+    ("get_order", {"order_id": 1}),
+    ("get_order", {"order_id": 3000}),
+    ("search_products", {"query": "mug"}),
+    ("search_products", {"query": "\u685c", "limit": 50}),
+    ("search_products", {"query": "zzzz-nothing"}),
+]
+
+
+def test_shop_results_conform_to_their_output_schemas(shop: Toolbox) -> None:
+    schemas = {t["name"]: t["outputSchema"] for t in shop.list({})["tools"]}
+    assert {name for name, _ in SHOP_CALLS} == set(schemas), "every tool is exercised"
+    for name, arguments in SHOP_CALLS:
+        result = call(shop, name, arguments)
+        structured = result["structuredContent"]
+        jsonschema.Draft202012Validator(schemas[name]).validate(structured)
+        assert tool_json(result) == structured, "the text block holds the same JSON"
+        assert list(result) == ["content", "structuredContent", "isError"]
+        # The older revisions get exactly the text, with no structuredContent.
+        assert shop.call({"name": name, "arguments": arguments}, False, structured_output=False) == {
+            "content": result["content"],
+            "isError": False,
+        }
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [("count_orders", {}), ("count_orders", {"status": "paid"})],
+)
+def test_count_orders_status_is_present_only_when_asked(shop: Toolbox, name: str, arguments: dict[str, Any]) -> None:
+    structured = call(shop, name, arguments)["structuredContent"]
+    assert ("status" in structured) is ("status" in arguments)
+
+
+def test_output_schemas_refuse_what_the_tools_never_return(shop: Toolbox) -> None:
+    schemas = {t["name"]: t["outputSchema"] for t in shop.list({})["tools"]}
+    wrong = [
+        ("count_orders", {"count": "187"}),
+        ("count_orders", {"status": "paid"}),
+        ("count_orders", {"status": "lost", "count": 1}),
+        ("count_orders", {"count": 1, "extra": 2}),
+        ("list_orders", {"total": 1, "offset": 0}),
+        ("list_orders", {"total": 1, "offset": 0, "orders": [{"id": 1}]}),
+        ("get_order", {**call(shop, "get_order", {"order_id": 1})["structuredContent"], "total_cents": None}),
+        ("search_products", {"query": "mug", "products": [{"id": 1, "sku": "x"}]}),
+    ]
+    for name, value in wrong:
+        assert not jsonschema.Draft202012Validator(schemas[name]).is_valid(value), (name, value)
 
 
 def test_count_orders(shop: Toolbox, oracle: ShopOracle) -> None:

@@ -2,10 +2,16 @@
 
 1. The SDK's own stdio client (``stdio_client`` + ``ClientSession``) drives the reference
    server: initialise, ping, list tools, call every tool (answers compared with SQL on the
-   database), and gets -32602 for an unknown tool.
+   database), and gets -32602 for an unknown tool. The SDK client validates every successful
+   result's ``structuredContent`` against the tool's ``outputSchema`` itself (and raises if it is
+   missing or does not conform); a gallery server with a wrong one shows that it does.
 2. Every reply the reference sends in a scripted session is validated against the SDK's pydantic
    message types (``mcp_types``), the generic ones and the 2025-11-25 wire models generated
    from the specification's schema, and must dump back to the same JSON (no unknown fields).
+   ``mcp_types`` 2.3 has no 2025-06-18 wire models; for the structured results the 2025-11-25
+   ones are the same shape. Every ``structuredContent`` is also checked against its tool's
+   ``outputSchema`` with ``jsonschema`` (what the SDK 1.x client does too), and sessions on
+   2025-03-26 and 2024-11-05 must carry neither ``outputSchema`` nor ``structuredContent``.
 
 The SDK client is lenient (it skips non-JSON lines); hygiene is tested in test_server_e2e.py.
 """
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import mcp_types
 import pytest
 from conftest import LATEST, REVISIONS, ROOT, ShopOracle, Wire, module_argv, script_argv
@@ -92,6 +99,7 @@ def test_sdk_client_drives_the_reference(shop_db: Path, oracle: ShopOracle, tmp_
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         assert tool.description
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
 
     assert {name for name, *_ in seen["answers"]} == set(tools), "every tool is called"
     for name, args, result, expected in seen["answers"]:
@@ -99,12 +107,16 @@ def test_sdk_client_drives_the_reference(shop_db: Path, oracle: ShopOracle, tmp_
         (item,) = result.content
         assert isinstance(item, mcp_types.TextContent)
         assert json.loads(item.text) == expected, (name, args)
+        # The SDK client accepted it after validating it against the outputSchema.
+        assert result.structured_content == json.loads(item.text), (name, args)
 
     unknown_status = seen["unknown_status"]
     assert unknown_status.is_error is True
+    assert unknown_status.structured_content is None  # an error result carries text only
     for status in oracle.statuses():
         assert status in unknown_status.content[0].text
     assert seen["bad_arguments"].is_error is True  # 2025-11-25: a tool execution error
+    assert seen["bad_arguments"].structured_content is None
 
     error = seen.get("unknown_tool")
     assert isinstance(error, MCPError), "an unknown tool must be a protocol error"
@@ -161,6 +173,7 @@ def scripted_exchanges(wire: Wire, version: str) -> list[tuple[dict[str, Any] | 
     ask("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}})
     ask("tools/call", {"name": "count_orders", "arguments": {"status": "lost"}})
     ask("tools/call", {"name": "list_orders", "arguments": {"limit": 2}})
+    ask("tools/call", {"name": "list_orders", "arguments": {"status": "refunded", "offset": 150, "limit": 100}})
     ask("tools/call", {"name": "get_order", "arguments": {"order_id": 1}})
     ask("tools/call", {"name": "get_order", "arguments": {"order_id": 10**9}})
     ask("tools/call", {"name": "search_products", "arguments": {"query": "caf\u00e9 \u2615"}})
@@ -185,6 +198,9 @@ def test_every_reply_validates_against_the_sdk_types(start_server: Any, version:
     wire: Wire = start_server()
     exchanges = scripted_exchanges(wire, version)
     kinds = set()
+    structured = version >= "2025-06-18"
+    output_schemas: dict[str, Any] = {}
+    judged = 0
     for request, raw in exchanges:
         message = json.loads(raw)
         parsed = mcp_types.jsonrpc_message_adapter.validate_json(raw)
@@ -206,12 +222,27 @@ def test_every_reply_validates_against_the_sdk_types(start_server: Any, version:
         elif request["method"] == "tools/list":
             # Every field of every tool is one the SDK knows (a typo would be dropped here).
             assert dumped(result)["tools"] == message["result"]["tools"]
+            for tool in message["result"]["tools"]:
+                assert ("outputSchema" in tool) is structured, (version, tool)
+                if structured:
+                    jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
+                    output_schemas[tool["name"]] = tool["outputSchema"]
         else:
             assert dumped(result) == message["result"]
+        if request["method"] == "tools/call":
+            call_result = message["result"]
+            if not structured or call_result["isError"]:
+                assert "structuredContent" not in call_result, (version, call_result)
+            else:
+                schema = output_schemas[request["params"]["name"]]
+                jsonschema.Draft202012Validator(schema).validate(call_result["structuredContent"])
+                assert json.loads(call_result["content"][0]["text"]) == call_result["structuredContent"]
+                judged += 1
         if request["method"] == "initialize":
             assert isinstance(result, mcp_types.InitializeResult)
             assert result.protocol_version == version
     assert {"initialize", "ping", "tools/list", "tools/call", -32700, -32600, -32601, -32602} <= kinds
+    assert judged == (6 if structured else 0), "every successful call was judged"
 
 
 def test_initialize_result_under_an_unknown_version_is_one_the_sdk_accepts(start_server: Any) -> None:

@@ -261,6 +261,28 @@ def test_unknown_status_is_a_tool_error_in_every_revision(server: Wire, oracle: 
             assert status in text
 
 
+# -- structured output: 2025-06-18 and later only ----------------------------------------------------
+@pytest.mark.parametrize("version", [*REVISIONS, None])
+def test_structured_output_follows_the_revision(server: Wire, oracle: ShopOracle, version: str | None) -> None:
+    if version is not None:
+        server.initialize(version)
+    structured = version in (None, "2025-11-25", "2025-06-18")  # before initialize the latest applies
+    tools = server.result("tools/list")["tools"]
+    assert {t["name"] for t in tools} == SHOP_TOOLS
+    assert all(("outputSchema" in t) is structured for t in tools), tools
+    result = server.call_tool("count_orders", {"status": "paid"})
+    assert tool_json(result) == oracle.count_orders("paid")
+    if structured:
+        assert result["structuredContent"] == oracle.count_orders("paid")
+        assert list(result) == ["content", "structuredContent", "isError"]
+    else:
+        assert set(result) == {"content", "isError"}, "older revisions get exactly the text"
+    # A tool execution error carries text only, in every revision.
+    for name, arguments in (("count_orders", {"status": "lost"}), ("get_order", {"order_id": 10**9})):
+        failed = server.call_tool(name, arguments)
+        assert failed["isError"] is True and set(failed) == {"content", "isError"}, failed
+
+
 # -- tool answers, compared with SQL ---------------------------------------------------------------
 def test_every_tool_answers_like_sql(server: Wire, oracle: ShopOracle) -> None:
     server.initialize()
