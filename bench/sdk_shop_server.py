@@ -3,7 +3,8 @@
 This is the comparison point for the benchmark and, for the tests, "a server written on the
 official SDK". It exposes the same four tools as the reference server (``count_orders``,
 ``list_orders``, ``get_order``, ``search_products``) with the same names, titles, descriptions,
-annotations and arguments, and it answers with the same bytes of text: every tool delegates to
+annotations, arguments and output schemas, and it answers with the same bytes of text and the
+same ``structuredContent`` (the SDK client validates it against the schema): every tool delegates to
 the reference :class:`reference.tools.Toolbox` over the same read-only database, so the two
 servers cannot drift apart. Only the plumbing differs: here the SDK does the framing, the
 JSON-RPC envelope, the handshake (2025-11-25 over stdio) and the argument parsing (pydantic).
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -64,12 +66,7 @@ def build_server(db: Path | str | None = None) -> MCPServer:
     """The SDK server over the shop database at ``db`` (default: the embedded shop, built on first use)."""
     path = Path(db) if db is not None else database.ensure_default()
     toolbox: Toolbox = shop_toolbox(database.open_readonly(path))
-    server = MCPServer(
-        SERVER_NAME,
-        title=SERVER_INFO["title"] + " (official SDK)",
-        instructions=INSTRUCTIONS,
-        version=SERVER_INFO["version"],
-    )
+    tools: list[Tool] = []
 
     def answer(name: str, **arguments: Any) -> CallToolResult:
         """Run the reference tool and hand its result to the SDK unchanged (``None`` = not given)."""
@@ -77,18 +74,29 @@ def build_server(db: Path | str | None = None) -> MCPServer:
         result = toolbox.call({"name": name, "arguments": given}, tool_errors_for_bad_arguments=True)
         return CallToolResult(
             content=[TextContent(type="text", text=block["text"]) for block in result["content"]],
+            structured_content=result.get("structuredContent"),
             is_error=result["isError"],
         )
 
     def register(name: str) -> Any:
-        """``server.tool(...)`` with the reference tool's title, description and annotations."""
+        """A tool with the reference tool's title, description, annotations and outputSchema."""
         tool = toolbox.tools[name]
-        return server.tool(
-            name=name,
-            title=tool.title,
-            description=tool.description,
-            annotations=ToolAnnotations.model_validate(tool.annotations),
-        )
+
+        def add(fn: Any) -> Any:
+            sdk_tool = Tool.from_function(
+                fn,
+                name=name,
+                title=tool.title,
+                description=tool.description,
+                annotations=ToolAnnotations.model_validate(tool.annotations),
+            )
+            # The SDK derives no schema from a CallToolResult return; it publishes one set here as
+            # it is (and leaves checking the result against it to the client, as the spec says).
+            sdk_tool.fn_metadata.output_schema = tool.output_schema
+            tools.append(sdk_tool)
+            return fn
+
+        return add
 
     def properties(name: str) -> dict[str, Any]:
         return toolbox.tools[name].input_schema["properties"]
@@ -122,7 +130,13 @@ def build_server(db: Path | str | None = None) -> MCPServer:
     ) -> CallToolResult:
         return answer("search_products", query=query, limit=limit)
 
-    return server
+    return MCPServer(
+        SERVER_NAME,
+        title=SERVER_INFO["title"] + " (official SDK)",
+        instructions=INSTRUCTIONS,
+        version=SERVER_INFO["version"],
+        tools=tools,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

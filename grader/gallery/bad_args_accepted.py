@@ -3,7 +3,7 @@
 from typing import Any
 
 from grader.gallery.base import ShopServer
-from reference.tools import text_result
+from reference.tools import structured_result, text_result
 
 
 class Server(ShopServer):
@@ -12,9 +12,10 @@ class Server(ShopServer):
         if tool is None:
             return super().call_tool(params)  # unknown tool: -32602 as usual
         try:
-            return text_result(tool.run(params.get("arguments") or {}))
+            value = tool.run(params.get("arguments") or {})
         except Exception as exc:
             return text_result(f"{tool.name} failed: {exc}", is_error=True)
+        return structured_result(value) if self.version >= "2025-06-18" else text_result(value)
 
 
 if __name__ == "__main__":

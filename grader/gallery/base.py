@@ -148,12 +148,18 @@ class ShopServer:
         return {}
 
     def list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
-        return self.toolbox.list(params)
+        # outputSchema exists from 2025-06-18: older sessions get the tools without it.
+        return self.toolbox.list(params, structured_output=self.version >= "2025-06-18")
 
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         log.debug("tools/call %s", params.get("name"))
         # Bad arguments: -32602 up to 2025-06-18, an isError result from 2025-11-25 on.
-        return self.toolbox.call(params, tool_errors_for_bad_arguments=self.version >= "2025-11-25")
+        # structuredContent (plus the same JSON as text) from 2025-06-18 on.
+        return self.toolbox.call(
+            params,
+            tool_errors_for_bad_arguments=self.version >= "2025-11-25",
+            structured_output=self.version >= "2025-06-18",
+        )
 
     # -- writing -----------------------------------------------------------------------------
     def send_result(self, id: int | str, result: Any) -> None:

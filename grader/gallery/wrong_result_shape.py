@@ -8,7 +8,7 @@ from grader.gallery.base import ShopServer
 class Server(ShopServer):
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         result = super().call_tool(params)
-        return {"content": result["content"][0]["text"], "isError": result["isError"]}
+        return {**result, "content": result["content"][0]["text"]}
 
 
 if __name__ == "__main__":
