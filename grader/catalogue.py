@@ -224,5 +224,17 @@ CHECKS: dict[str, Check] = {
             "MCP Wire Lab shop contract: the database is opened read-only",
             "open the database with sqlite3.connect('file:PATH?mode=ro', uri=True) and use ? placeholders",
         ),
+        Check(
+            "structured-output",
+            "where a tool declares an outputSchema, its successful results carry structuredContent that "
+            "conforms to it, and the same JSON as text (sessions on 2025-06-18 or later)",
+            f"{_TOOLS} > Output Schema: if an output schema is provided, servers MUST provide structured "
+            "results that conform to it; Structured Content: a tool that returns structured content SHOULD "
+            "also return the serialized JSON in a text block (both exist from revision 2025-06-18)",
+            'return {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": value} '
+            "with value a JSON object that fits the outputSchema (check it with jsonschema); write the schema "
+            "from what the tool really returns (optional members not required, null where it can be null); "
+            "leave both out for sessions on 2025-03-26 and 2024-11-05",
+        ),
     ]
 }

@@ -17,6 +17,7 @@ from reference.tools import TOOL_NAME
 from .context import Context, initialize, no_reply_evidence, why_no_reply
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
+from .structured_output import judge_structured_output
 from .tool_calls import (
     example_arguments,
     is_shop,
@@ -74,6 +75,7 @@ class MainSession:
         self.capabilities: Any = {}
         self.negotiated: Any = None  # the protocolVersion answered to 2025-11-25
         self.shop = False
+        self.calls: list[tuple[str, dict[str, Any], Any]] = []  # every tools/call: name, arguments, result
 
     def run(self) -> None:
         # Started here, in the session's own thread: the start-up probe runs alone first.
@@ -226,6 +228,7 @@ class MainSession:
                         "tools-call-result",
                         "unknown-tool",
                         "tool-error-kind",
+                        "structured-output",
                     ):
                         f.skipped(check, "the server does not serve tools/list (-32601)")
                     return None
@@ -265,7 +268,9 @@ class MainSession:
             f.passed("capabilities-match", f"declared capabilities {sorted(caps)} match the methods served")
 
     def call(self, name: str, arguments: dict[str, Any]) -> Reply:
-        return self.probe.request("tools/call", {"name": name, "arguments": arguments}, id=f"call-{name}")
+        reply = self.probe.request("tools/call", {"name": name, "arguments": arguments}, id=f"call-{name}")
+        self.calls.append((name, arguments, reply.result))
+        return reply
 
     def tool_calls(self, tools: list[dict[str, Any]]) -> None:
         probe, f, ctx = self.probe, self.f, self.ctx
@@ -317,6 +322,8 @@ class MainSession:
         else:
             f.skipped("shop-contract", "not a shop server (no count_orders/list_orders/get_order/search_products)")
             f.skipped("shop-read-only", "not a shop server")
+        # Every successful result of every call above, under the revision this session negotiated.
+        judge_structured_output(version, tools, self.calls, f)
 
     def unknown_tool(self) -> None:
         reply = self.call("mcp_lab_no_such_tool", {})

@@ -3,7 +3,8 @@
 A server that supports the proposed revision MUST answer with it; otherwise it answers with one it
 supports. A server is taken to support every revision it has ever answered with, so answering
 2024-11-05 to a 2025-06-18 proposal is wrong only if it answered 2025-06-18 somewhere else. Under
-2025-06-18 the old rule for bad tool arguments (-32602) is checked too.
+2025-06-18 the old rule for bad tool arguments (-32602) is checked too, and the results of tools
+that declare an outputSchema (structured output begins with 2025-06-18, not 2025-11-25).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from reference.lifecycle import SUPPORTED
 
 from .context import Context, initialize, list_tools
 from .main_session import judge_tool_error_kind
-from .tool_calls import is_shop, safe_to_call
+from .structured_output import judge_structured_output
+from .tool_calls import example_arguments, is_shop, safe_to_call
 
 UNKNOWN = "1999-01-01"
 PROPOSALS = ["2025-06-18", "2025-03-26", "2024-11-05", UNKNOWN]
@@ -56,6 +58,13 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
             return probe.request("tools/call", {"name": name, "arguments": arguments}, id=f"call-{name}")
 
         judge_tool_error_kind(probe, safe, "2025-06-18", ctx.findings, call)
+        calls = []
+        for tool in safe:
+            if "outputSchema" in tool and isinstance(tool.get("name"), str):
+                arguments = example_arguments(tool.get("inputSchema"))
+                calls.append((tool["name"], arguments, call(tool["name"], arguments).result))
+        if calls:
+            judge_structured_output("2025-06-18", tools, calls, ctx.findings)
     finally:
         probe.close()
 

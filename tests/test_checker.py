@@ -31,7 +31,7 @@ DESIGN_IDS = [
     "invalid-request", "method-not-found", "survives-bad-input", "initialize-result", "version-negotiation",
     "capabilities-match", "ping", "startup-time", "no-early-server-requests", "stderr-volume", "exit-on-eof",
     "tools-list", "tool-names", "tools-call-result", "unknown-tool", "tool-error-kind", "shop-contract",
-    "shop-read-only",
+    "shop-read-only", "structured-output",
 ]  # fmt: skip
 
 
@@ -139,6 +139,8 @@ def test_sdk_server_report_is_honest() -> None:
     assert found["parse-error"] == "fail"
     assert found["invalid-request"] == "fail"
     assert found["unknown-tool"] == "fail"
+    # It publishes the reference's outputSchemas; the SDK carries structuredContent as given.
+    assert found["structured-output"] == "pass", report
 
 
 HOSTILE = {

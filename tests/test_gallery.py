@@ -214,6 +214,28 @@ def test_checker_passes_the_base_server() -> None:
     wrong = {c["id"]: c["summary"] for c in report["checks"] if c["status"] in ("fail", "warn")}
     assert not wrong
     assert code == 0
+    # The base declares outputSchemas and sends conforming structuredContent: judged, not skipped.
+    assert verdicts(report)["structured-output"] == "pass"
+
+
+STRUCTURED_EXHIBITS = {
+    "structured_content_missing": "has no structuredContent",
+    "structured_content_wrong_type": "'3,000' is not of type 'integer'",
+}
+
+
+@pytest.mark.usefixtures("checker")
+@pytest.mark.parametrize("name", sorted(STRUCTURED_EXHIBITS))
+def test_structured_output_exhibits_break_that_check_alone(name: str) -> None:
+    assert gallery.get(name).check == "structured-output"
+    report, code = run_checker(gallery.command(name))
+    found = {c["id"]: c for c in report["checks"]}
+    assert {i: c["status"] for i, c in found.items() if c["status"] != "pass"} == {"structured-output": "fail"}
+    assert code == 1
+    failed = found["structured-output"]
+    assert STRUCTURED_EXHIBITS[name] in failed["summary"]
+    assert failed["summary"].startswith(("under 2025-11-25, count_orders", "under 2025-06-18, count_orders"))
+    assert '"count"' in failed["evidence"]["outputSchema"] and failed["evidence"]["rule"]
 
 
 @pytest.mark.slow

@@ -9,7 +9,8 @@ all, so that a regression in one rule shows up here, fast and by name:
 - tool_calls: arguments built from an inputSchema, schema and result shapes, when a call is safe;
 - probe: id matching by value *and* JSON type, evidence cutting;
 - versions.judge_negotiation on answers filled in by hand;
-- shop_contract.has_number, the catalogue's wording, and the text and JSON reports.
+- shop_contract.has_number, the catalogue's wording, and the text and JSON reports;
+- structured_output: results of tools with an outputSchema, judged per negotiated revision.
 
 Several of these found real checker bugs (crashes on list-valued types and names, a non-numeric
 minimum, JSON with leading whitespace, a count ending a sentence); they stay as regression tests.
@@ -31,6 +32,8 @@ from grader.probe import CUT, Frame, Reply, same_id, show, show_json
 from grader.report import WIDTH, write_json, write_text
 from grader.shop_contract import has_number
 from grader.stdout_rules import FAIL_LINE, WARN_LINE, envelope_problem, judge_lines, line_problems
+from grader.structured_output import judge_structured_output, result_problems
+from grader.structured_output import schema_problem as output_schema_problem
 from grader.tool_calls import (
     EXAMPLE_TEXT,
     SHOP_TOOLS,
@@ -824,12 +827,13 @@ DESIGN_IDS = {
     "tool-error-kind",
     "shop-contract",
     "shop-read-only",
+    "structured-output",
 }
 
 
 def test_the_catalogue_has_the_contract_ids() -> None:
     assert set(CHECKS) == DESIGN_IDS
-    assert len(CHECKS) == 29
+    assert len(CHECKS) == 30
 
 
 @pytest.mark.parametrize("check_id", sorted(CHECKS))
@@ -946,7 +950,7 @@ def test_write_json_leaves_the_report_unchanged() -> None:
 
 def test_a_report_of_unreached_checks() -> None:
     report = Report(["server"], list(Findings().results().values()))
-    assert report.counts == {"pass": 0, "fail": 0, "warn": 0, "skip": 29}
+    assert report.counts == {"pass": 0, "fail": 0, "warn": 0, "skip": 30}
     assert report.exit_code == 0
     out = io.StringIO()
     write_json(report, out)
@@ -954,3 +958,136 @@ def test_a_report_of_unreached_checks() -> None:
     assert [c["id"] for c in data["checks"]] == list(CHECKS)
     warn_only = Report(["server"], [Result("startup-time", "warn", "slow")])
     assert warn_only.exit_code == 0
+
+
+# -- structured_output ------------------------------------------------------------------------------
+COUNT_OUT = {
+    "type": "object",
+    "properties": {"status": {"type": "string"}, "count": {"type": "integer", "minimum": 0}},
+    "required": ["count"],
+    "additionalProperties": False,
+}
+COUNTING = [{"name": "count", "inputSchema": {"type": "object"}, "outputSchema": COUNT_OUT}]
+
+
+def structured(value: Any, text: str | None = None) -> dict[str, Any]:
+    shown = json.dumps(value) if text is None else text
+    return {"content": [{"type": "text", "text": shown}], "structuredContent": value, "isError": False}
+
+
+def judge_one(result: Any, version: str = "2025-11-25", tools: list[dict[str, Any]] | None = None) -> Result:
+    found = Findings()
+    judge_structured_output(version, COUNTING if tools is None else tools, [("count", {}, result)], found)
+    return found.results()["structured-output"]
+
+
+@pytest.mark.parametrize("value", [{"count": 3}, {"status": "paid", "count": 0}])
+def test_structured_output_passes_conforming_results(value: dict[str, Any]) -> None:
+    verdict = judge_one(structured(value))
+    assert verdict.status == "pass", verdict
+    assert verdict.summary.startswith("under 2025-11-25, 1 result(s) of 1 tool(s)")
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ({"content": [{"type": "text", "text": '{"count": 3}'}], "isError": False}, "has no structuredContent"),
+        (structured({"count": "3"}), "at count: '3' is not of type 'integer'"),
+        (structured({"count": -1}), "at count: -1 is less than the minimum of 0"),
+        (structured({"status": "paid"}), "at the top level: 'count' is a required property"),
+        (structured({"count": 1, "extra": True}), "Additional properties are not allowed"),
+        (structured([1, 2]), "structuredContent must be a JSON object"),
+        (structured(None), "structuredContent must be a JSON object"),
+    ],
+)
+def test_structured_output_fails_missing_or_wrong_structured_content(result: dict[str, Any], problem: str) -> None:
+    verdict = judge_one(result)
+    assert verdict.status == "fail", verdict
+    assert problem in verdict.summary, verdict.summary
+    assert verdict.evidence["sent"] == '{"name":"count","arguments":{}}'
+    assert "outputSchema" in verdict.evidence and verdict.evidence["problems"]
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ({"content": [], "structuredContent": {"count": 3}}, "no text block"),
+        (structured({"count": 3}, text="3 orders"), "no text block holds the same JSON"),
+        (structured({"count": 3}, text='{"count": 4}'), "no text block holds the same JSON"),
+    ],
+)
+def test_structured_output_warns_when_the_text_does_not_carry_the_json(result: dict[str, Any], problem: str) -> None:
+    verdict = judge_one(result)
+    assert verdict.status == "warn", verdict
+    assert problem in verdict.summary
+
+
+def test_a_failure_outranks_a_warning_and_keeps_its_own_evidence() -> None:
+    found = Findings()
+    calls = [
+        ("count", {"n": 1}, {"content": [], "structuredContent": {"count": 3}}),
+        ("count", {"n": 2}, structured({})),
+    ]
+    judge_structured_output("2025-06-18", COUNTING, calls, found)
+    verdict = found.results()["structured-output"]
+    assert verdict.status == "fail" and "'count' is a required property" in verdict.summary
+    assert verdict.evidence["sent"] == '{"name":"count","arguments":{"n":2}}'
+    assert verdict.evidence["problems"] == [f"count: {verdict.summary.removeprefix('under 2025-06-18, count: ')}"]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"content": [{"type": "text", "text": "no count today"}], "isError": True},
+        {"content": [{"type": "text", "text": "x"}], "structuredContent": {"count": "x"}, "isError": True},
+        None,  # a protocol error: no result at all
+    ],
+)
+def test_error_results_are_not_judged(result: Any) -> None:
+    verdict = judge_one(result)
+    assert verdict.status == "skip" and "none was called successfully" in verdict.summary
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2024-11-05", None, 20250618])
+def test_structured_output_is_skipped_before_2025_06_18(version: Any) -> None:
+    verdict = judge_one(structured({"count": "3"}), version=version)
+    assert verdict.status == "skip" and "begins with 2025-06-18" in verdict.summary
+
+
+def test_structured_output_without_any_output_schema_is_skipped() -> None:
+    tools = [{"name": "count", "inputSchema": {"type": "object"}}]
+    verdict = judge_one({"content": [{"type": "text", "text": "3"}], "isError": False}, tools=tools)
+    assert verdict.status == "skip" and "no tool declares an outputSchema" in verdict.summary
+    # Without a schema, structuredContent is optional, but still a JSON object.
+    assert judge_one(structured("3"), tools=tools).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ([], "not a JSON Schema object"),
+        ({"type": "array", "items": {}}, '"type" must be "object"'),
+        ({"properties": {}}, '"type" must be "object"'),
+        ({"type": "object", "properties": {"n": {"type": "integr"}}}, "not a valid JSON Schema"),
+        ({"type": "object", "required": "count"}, "not a valid JSON Schema"),
+    ],
+)
+def test_unusable_output_schemas_fail(schema: Any, problem: str) -> None:
+    message = output_schema_problem(schema)
+    assert message is not None and problem in message
+    tools = [{"name": "count", "inputSchema": {"type": "object"}, "outputSchema": schema}]
+    verdict = judge_one(structured({"count": 3}), tools=tools)
+    assert verdict.status == "fail" and problem in verdict.summary
+
+
+def test_output_schema_dialect_follows_dollar_schema() -> None:
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", **COUNT_OUT}
+    assert output_schema_problem(draft7) is None
+    assert result_problems(draft7, structured({"count": 3})) == (None, None)
+    nullable = {**COUNT_OUT, "properties": {"count": {"type": ["integer", "null"]}}}
+    assert result_problems(nullable, structured({"count": None})) == (None, None)
+
+
+def test_a_result_that_is_no_call_tool_result_is_left_to_tools_call_result() -> None:
+    assert result_problems(COUNT_OUT, {"content": "3", "structuredContent": {"count": 3}}) == (None, None)
+    assert judge_one({"content": "3", "structuredContent": {"count": 3}}).status == "pass"

@@ -125,6 +125,41 @@ def test_sdk_client_drives_the_reference(shop_db: Path, oracle: ShopOracle, tmp_
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
 
 
+@pytest.mark.parametrize(
+    ("exhibit", "message"),
+    [
+        ("structured_content_missing", "has an output schema but did not return structured content"),
+        ("structured_content_wrong_type", "Invalid structured content returned by tool count_orders"),
+    ],
+)
+def test_the_sdk_client_refuses_structured_content_that_breaks_the_schema(
+    exhibit: str, message: str, tmp_path: Path
+) -> None:
+    """The SDK client's own output validation is live: the reference passes it, these do not."""
+    from grader import gallery
+
+    caught: list[BaseException] = []
+
+    async def session() -> None:
+        with anyio.fail_after(60), open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
+            async with (
+                stdio_client(parameters(gallery.command(exhibit)), errlog=errlog) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=15) as client,
+            ):
+                await client.initialize()
+                await client.list_tools()
+                if exhibit == "structured_content_wrong_type":  # only the count is wrong
+                    ok = await client.call_tool("search_products", {"query": "mug"})
+                    assert ok.structured_content is not None and ok.structured_content["query"] == "mug"
+                try:
+                    await client.call_tool("count_orders", {})
+                except RuntimeError as exc:
+                    caught.append(exc)
+
+    anyio.run(session)
+    assert len(caught) == 1 and message in str(caught[0]), caught
+
+
 def test_the_sdk_speaks_a_revision_the_reference_supports() -> None:
     assert LATEST_HANDSHAKE_VERSION in REVISIONS
     assert set(REVISIONS) <= set(HANDSHAKE_PROTOCOL_VERSIONS)

@@ -439,6 +439,30 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "(The spec page also shows such an error as an example, so the checker warns.) Fix: "
         "return LATEST for an unknown version.",
     ),
+    (
+        "structured_content_missing",
+        None,
+        "structured-output",
+        "fail",
+        "The official SDK client raises 'Tool count_orders has an output schema but did not return "
+        "structured content'; the Inspector and older clients show the answers fine.",
+        "call_tool() drops structuredContent and keeps only the text block, but tools/list still "
+        "declares an outputSchema for every tool. From 2025-06-18, a tool with an outputSchema MUST "
+        "return structuredContent that conforms to it; the text block is the copy for older clients, "
+        "not a replacement. Fix: send both (or declare no outputSchema).",
+    ),
+    (
+        "structured_content_wrong_type",
+        None,
+        "structured-output",
+        "fail",
+        'count_orders fails in the official SDK client with "Invalid structured content returned by '
+        "tool count_orders: '3,000' is not of type 'integer'\"; the other tools work.",
+        "call_tool() formats the count in structuredContent for display ('3,000', a string) while the "
+        'outputSchema says "count": {"type": "integer"}. Clients validate structuredContent against the '
+        "outputSchema and refuse the result. Fix: structuredContent is data, not display text: send "
+        "the number, and write the schema from what the tool really returns.",
+    ),
 ]
 
 _EXHIBITS: dict[str, Exhibit] = {
