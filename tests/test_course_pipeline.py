@@ -112,6 +112,30 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ("        if line is None:\n            return 0\n", "        if line is None:\n            continue\n"),
         {"test_exit"},
     ),
+    (
+        "04-tools-list",
+        "no upper bound on limit",
+        (
+            '"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,',
+            '"limit": {"type": "integer", "minimum": 1, "default": 20,',
+        ),
+        {"test_list_orders"},
+    ),
+    (
+        "04-tools-list",
+        "a tool name with a dot",
+        ('        "name": "count_orders",\n', '        "name": "shop.count_orders",\n'),
+        {"test_count_orders", "test_served"},
+    ),
+    (
+        "05-tools-call",
+        "a tool execution error sent as a protocol error",
+        (
+            "    except ToolError as exc:\n        return text_result(str(exc), True)\n",
+            "    except ToolError as exc:\n        raise RpcError(INVALID_PARAMS, str(exc))\n",
+        ),
+        {"test_call_tool", "test_mcp_lab_check"},
+    ),
 ]
 
 # A server that reads every line and never answers a request: its process tests fail, in bounded time.
@@ -122,6 +146,11 @@ HANGS: dict[str, tuple[str, str]] = {
         "        result_reply(id, methods[method](params))\n",
     ),
     "03-lifecycle": ("        reply = dispatcher.handle_line(line)\n", "        reply = None\n"),
+    "04-tools-list": ('    return {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
+    "05-tools-call": (
+        '    name = params.get("name")\n',
+        '    import time\n\n    time.sleep(3600)\n    name = params.get("name")\n',
+    ),
 }
 HANG_BUDGET = 60.0  # seconds for a whole autograde of a hanging submission
 

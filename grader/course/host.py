@@ -6,6 +6,7 @@ can never cost points here:
 
     python -m grader.course.host framing  framing.py    # stage 01: encode, decode, read_frame, write_frame
     python -m grader.course.host messages messages.py   # stage 02: handle_line(line, methods)
+    python -m grader.course.host tool_list tool_list.py # stage 04: list_tools(params), the tools/list handler
 
 Usage errors are one line on stderr and exit status 2.
 """
@@ -25,6 +26,7 @@ from reference.server import Server, log, make_server
 PIECES = {
     "framing": ("encode", "decode", "read_frame", "write_frame"),
     "messages": ("handle_line",),
+    "tool_list": ("list_tools",),
 }
 
 
@@ -59,6 +61,14 @@ def with_messages(server: Server, learner: ModuleType) -> Server:
     return server
 
 
+def with_tool_list(server: Server, learner: ModuleType) -> Server:
+    server.dispatcher.methods["tools/list"] = learner.list_tools
+    return server
+
+
+PLUG = {"framing": with_framing, "messages": with_messages, "tool_list": with_tool_list}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] not in PIECES:
@@ -74,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader.course.host: {path.name} defines no {', '.join(missing)}", file=sys.stderr)
         return 2
     server = make_server()
-    server = with_framing(server, learner) if piece == "framing" else with_messages(server, learner)
+    server = PLUG[piece](server, learner)
     log(f"the reference server with the {piece} of {path.name}")
     try:
         return server.serve(sys.stdin.buffer, sys.stdout.buffer)

@@ -295,6 +295,77 @@ class Server:
         raise Failure("survives-bad-input", summary, **details)
 
 
+def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
+    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
+    from grader.check import run_check
+
+    results = {r.id: r for r in run_check(list(argv), timeout=timeout).results}
+    for check in checks:
+        result = results[check]
+        if result.status == "fail":
+            evidence = result.evidence
+            shown = {k: evidence[k] for k in ("sent", "expected", "received") if k in evidence}
+            raise Failure(check, f"mcp-lab check: {result.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+
+
+SDK_TIMEOUT = 20.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown
+
+
+def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
+    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
+
+    It runs on a thread of its own (the kernel already has an event loop), bounded by
+    ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
+    """
+    import logging
+    import os
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
+
+        async def session() -> None:
+            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+                async with (
+                    stdio_client(params, errlog=errlog) as (read, write),
+                    ClientSession(read, write, read_timeout_seconds=5) as client,
+                ):
+                    await client.initialize()
+                    box["value"] = await steps(client)
+
+        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
+        sdk_log = logging.getLogger("mcp")
+        level = sdk_log.level
+        sdk_log.setLevel(logging.CRITICAL)
+        try:
+            anyio.run(session)
+        except BaseException as exc:  # handed to the test's thread
+            box["error"] = exc
+        finally:
+            sdk_log.setLevel(level)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SDK_TIMEOUT + 5)
+    if "value" not in box:
+        error = box.get("error")
+        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
+        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
+    return box["value"]
+
+
+def inspector_command(name: str) -> str:
+    """The command that opens the learner's ``%%module NAME`` server in the MCP Inspector."""
+    return f"npx @modelcontextprotocol/inspector {sys.executable} {module_path(name)}"
+
+
 def _fence_reply(got: Any, ping_id: Any) -> bool:
     """The reply to the fencing ping: its id, or its id in another JSON type (that is id-echo's
     rule, tested on its own; here it only shows that nothing came before the ping's reply)."""

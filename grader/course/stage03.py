@@ -6,10 +6,7 @@ program as a child process, and at the end the official MCP SDK's client connect
 
 from __future__ import annotations
 
-import logging
-import os
 import random
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +14,7 @@ from reference.errors import RpcError
 from reference.lifecycle import LATEST, SUPPORTED
 
 from .expect import Failure, call, outcome, show
-from .lab import Server, initialize, notification, request
-
-SDK_TIMEOUT = 20.0  # seconds for the whole SDK session (start, handshake, ping, shutdown)
+from .lab import Server, initialize, notification, request, sdk_session
 
 
 def random_versions(n: int) -> list[str]:
@@ -150,45 +145,9 @@ def check_exit(argv: list[str]) -> None:
 
 
 def check_sdk_client(argv: list[str]) -> None:
-    """The official SDK's stdio client: initialize, ping, close (on a thread: the kernel has a loop)."""
-    box: dict[str, Any] = {}
+    """The official SDK's stdio client: initialize, ping, close."""
 
-    def run() -> None:
-        import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+    async def steps(client: Any) -> dict[str, Any]:
+        return {"ping": await client.send_ping()}
 
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
-
-        async def session() -> None:
-            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
-                async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write, read_timeout_seconds=5) as client,
-                ):
-                    box["init"] = await client.initialize()
-                    box["ping"] = await client.send_ping()
-
-        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
-        sdk_log = logging.getLogger("mcp")
-        level = sdk_log.level
-        sdk_log.setLevel(logging.CRITICAL)
-        try:
-            anyio.run(session)
-        except BaseException as exc:  # handed to the test's thread
-            box["error"] = exc
-        finally:
-            sdk_log.setLevel(level)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(SDK_TIMEOUT + 5)
-    if thread.is_alive() or "error" in box or "ping" not in box:
-        error = box.get("error")
-        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
-        raise Failure(
-            "initialize-result",
-            f"the official MCP SDK client could not initialize and ping the server ({detail})",
-            hint="run the cells above: each piece of the handshake has its own test",
-        )
+    sdk_session(argv, steps, "initialize-result", "initialize and ping")

@@ -1,0 +1,228 @@
+"""The checks of stage 04 (tools/list), called from its graded cells.
+
+A tool description is checked the way a host and a model meet it: the input schema must be a
+valid JSON Schema (2020-12) of an object that accepts the arguments the shop takes and refuses
+the ones it does not (sets the learner has not seen, in the hidden cells); the output schema must
+accept what the shop's tools really return and refuse what they never would.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+from typing import Any
+
+from reference.database import open_readonly
+from reference.errors import RpcError
+from reference.lifecycle import LATEST
+from reference.shop import STATUSES, shop_tools
+
+from .expect import Failure, call, outcome, show
+from .lab import Server, expect_checks, initialize, notification, request, shop_db
+
+NAMES_OK = ["count_orders", "list-orders", "a", "A9_z-", "x" * 64, "getOrder2"]
+NAMES_BAD = ["", "x" * 65, "files.read", "count orders", "count,orders", "naïve", "tool/1", "emoji🙂", "tab\t"]
+
+
+def random_names(n: int) -> list[tuple[str, bool]]:
+    rng = random.Random()
+    good = string.ascii_letters + string.digits + "_-"
+    cases = []
+    for _ in range(n):
+        length = rng.choice([1, 2, 10, 63, 64, 65, 80])
+        name = "".join(rng.choice(good) for _ in range(length))
+        if rng.random() < 0.4:
+            position = rng.randrange(len(name))
+            name = name[:position] + rng.choice(".:/ é@") + name[position + 1 :]
+        cases.append((name, len(name) <= 64 and all(c in good for c in name)))
+    return cases
+
+
+def check_names(valid_tool_name: Callable[[str], Any], cases: list[tuple[str, bool]] | None) -> None:
+    if cases is None:
+        cases = [(n, True) for n in NAMES_OK] + [(n, False) for n in NAMES_BAD]
+    for name, want in cases:
+        got = call(valid_tool_name, "tool-names", name)
+        if bool(got) is not want:
+            raise Failure(
+                "tool-names",
+                f"valid_tool_name({name!r}) returned {got!r}; that name is {'valid' if want else 'not valid'}",
+            )
+
+
+# Arguments each tool must accept, and must refuse, by its inputSchema.
+ARGUMENTS: dict[str, tuple[list[dict[str, Any]], list[Any]]] = {
+    "count_orders": ([{}, {"status": "paid"}, {"status": "lost"}], [{"status": 7}, {"state": "paid"}, [], "paid"]),
+    "list_orders": (
+        [{}, {"status": "shipped"}, {"customer_id": 3}, {"limit": 1}, {"limit": 100, "offset": 0}, {"limit": 5.0}],
+        [{"limit": 0}, {"limit": 101}, {"offset": -1}, {"customer_id": 0}, {"limit": "5"}, {"limt": 5}],
+    ),
+    "get_order": ([{"order_id": 1}, {"order_id": 3000}], [{}, {"order_id": 0}, {"order_id": "7"}, {"id": 7}]),
+    "search_products": (
+        [{"query": "mug"}, {"query": "m"}, {"query": "mug", "limit": 50}, {"query": "x" * 100}],
+        [{}, {"query": ""}, {"query": "x" * 101}, {"query": "mug", "limit": 51}, {"query": 7}],
+    ),
+}
+
+
+def hidden_arguments(tool: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Random argument sets with a known verdict, different on every run."""
+    rng = random.Random()
+    good: list[dict[str, Any]] = []
+    bad: list[Any] = [{"unexpected": True}, None, 3]
+    if tool == "count_orders":
+        good = [{"status": rng.choice(STATUSES)}, {"status": "".join(rng.sample("abcdef", 3))}]
+        bad += [{"status": None}, {"status": [rng.choice(STATUSES)]}]
+    elif tool == "list_orders":
+        good = [{"limit": rng.randint(1, 100), "offset": rng.randint(0, 10**6), "customer_id": rng.randint(1, 48)}]
+        good.append({"status": rng.choice(STATUSES), "limit": rng.randint(1, 100)})
+        bad += [{"limit": rng.randint(101, 10**4)}, {"offset": -rng.randint(1, 99)}, {"customer_id": rng.random() + 1}]
+        bad += [{"limit": True}]
+    elif tool == "get_order":
+        good = [{"order_id": rng.randint(1, 3000)}, {"order_id": rng.randint(3001, 10**6)}]
+        bad += [{"order_id": -rng.randint(0, 99)}, {"order_id": rng.random() + 1}, {"order_id": None}]
+        bad += [{"order_id": 1, "status": "paid"}]
+    elif tool == "search_products":
+        good = [{"query": "".join(rng.choices("abcdé桜", k=rng.randint(1, 100))), "limit": rng.randint(1, 50)}]
+        bad += [{"query": "mug", "limit": rng.randint(51, 999)}, {"query": "mug", "limit": 0}, {"limit": 5}]
+    return good, bad
+
+
+def real_results(tool: str) -> list[dict[str, Any]]:
+    """What the shop's tool really returns, for arguments chosen at random."""
+    rng = random.Random()
+    tools = {t.name: t for t in shop_tools(open_readonly(shop_db()))}
+    if tool == "count_orders":
+        args = [{}, {"status": rng.choice(STATUSES)}]
+    elif tool == "list_orders":
+        args = [{"limit": rng.randint(1, 5), "offset": rng.randint(0, 2990)}, {"status": "refunded", "limit": 3}]
+        args.append({"customer_id": 999})  # no orders at all: an empty list
+    elif tool == "get_order":
+        args = [{"order_id": rng.randint(1, 3000)} for _ in range(3)]
+    else:
+        args = [{"query": rng.choice(["mug", "garden", "桜", "zzz-nothing"]), "limit": rng.randint(1, 5)}]
+    return [tools[tool].run(a) for a in args]
+
+
+def broken_results(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results no honest schema of the tool accepts: its required members missing, or mistyped."""
+    broken: list[dict[str, Any]] = [{}, {"unexpected": "shape"}]
+    first = results[0]
+    for key, value in first.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            broken.append({**first, key: str(value)})
+    return broken
+
+
+def _validator(schema: Any, where: str, check: str) -> Any:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    if not isinstance(schema, dict):
+        raise Failure(check, f"{where} must be a JSON Schema object, got {show(schema)}")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise Failure(check, f"{where} is not a valid JSON Schema: {exc.message}", received=show(schema)) from None
+    if schema.get("type") != "object":
+        raise Failure(check, f'{where} must have "type": "object"', received=show(schema))
+    return Draft202012Validator(schema)
+
+
+def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
+    tool = call(describe, "tools-list")
+    if not isinstance(tool, dict):
+        raise Failure("tools-list", f"{describe.__name__}() returned {type(tool).__name__}, not a dict")
+    if tool.get("name") != name:
+        raise Failure("tool-names", f'the tool\'s "name" must be {name!r}, got {tool.get("name")!r}')
+    for key in ("title", "description"):
+        if not isinstance(tool.get(key), str) or not tool[key].strip():
+            raise Failure("tools-list", f'{name}: "{key}" must be a non-empty string')
+    if len(tool["description"]) < 60:
+        raise Failure(
+            "tools-list",
+            f"{name}: a description of {len(tool['description'])} characters does not tell a model enough",
+            hint="say what the tool does, when to use it, what it returns, and what an error means",
+        )
+    inputs = _validator(tool.get("inputSchema"), f"{name}'s inputSchema", "tools-list")
+    schema = tool["inputSchema"]
+    if schema.get("additionalProperties") is not False:
+        raise Failure("tools-list", f'{name}\'s inputSchema needs "additionalProperties": false')
+    for prop, spec in schema.get("properties", {}).items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("description"), str):
+            raise Failure("tools-list", f"{name}: the argument {prop!r} needs a description for the model")
+    good, bad = hidden_arguments(name) if hidden else ARGUMENTS[name]
+    for arguments in good:
+        errors = list(inputs.iter_errors(arguments))
+        if errors:
+            raise Failure(
+                "tools-list",
+                f"{name}'s inputSchema refuses arguments the tool takes: {errors[0].message}",
+                sent=show(arguments),
+            )
+    for arguments in bad:
+        if inputs.is_valid(arguments):
+            raise Failure(
+                "tools-list", f"{name}'s inputSchema accepts arguments the tool cannot take", sent=show(arguments)
+            )
+    outputs = _validator(tool.get("outputSchema"), f"{name}'s outputSchema", "structured-output")
+    results = real_results(name)
+    for result in results:
+        errors = list(outputs.iter_errors(result))
+        if errors:
+            raise Failure(
+                "structured-output",
+                f"{name}'s outputSchema refuses a result the tool really returns: {errors[0].message}",
+                received=show(result),
+            )
+    for result in broken_results(results):
+        if outputs.is_valid(result):
+            raise Failure(
+                "structured-output",
+                f"{name}'s outputSchema accepts a result the tool never returns: say which members are required",
+                received=show(result),
+            )
+    annotations = tool.get("annotations")
+    want = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+    if not isinstance(annotations, dict) or any(annotations.get(k) is not v for k, v in want.items()):
+        raise Failure(
+            "tools-list",
+            f"{name}: the shop's tools only read the shop",
+            expected=show(want),
+            received=show(annotations),
+        )
+
+
+def check_list_tools(list_tools: Callable[[dict[str, Any]], Any], all_tools: Callable[[], Any]) -> None:
+    got = call(list_tools, "tools-list", {})
+    want = call(all_tools, "tools-list")
+    if not isinstance(got, dict) or got.get("tools") != want or set(got) - {"tools", "nextCursor"}:
+        raise Failure("tools-list", 'tools/list returns {"tools": all_tools()}', received=show(got))
+    if "nextCursor" in got:
+        raise Failure("tools-list", "a single page has no nextCursor: a client would ask for a next page forever")
+    for cursor in (7, "page-2"):
+        _, error = outcome(list_tools, "tools-list", {"cursor": cursor})
+        if not isinstance(error, RpcError) or error.code != -32602:
+            raise Failure(
+                "tools-list",
+                f"the cursor {show(cursor)} was not refused with -32602: this server never hands out a cursor",
+                received="no error" if error is None else type(error).__name__,
+            )
+
+
+def check_served(argv: list[str]) -> None:
+    """The learner's list in the course's server: a client's view, then the checker's."""
+    with Server(argv) as server:
+        init = initialize(LATEST)
+        reply = server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "capabilities-match")
+        capabilities = reply.get("result", {}).get("capabilities", {})
+        if "tools" not in capabilities:
+            raise Failure("capabilities-match", "initialize does not declare the tools capability")
+        server.send(notification("notifications/initialized"))
+        listed = request("tools/list")
+        reply = server.expect(listed, {"jsonrpc": "2.0", "id": listed["id"]}, "tools-list")
+        names = [t.get("name") for t in reply.get("result", {}).get("tools", []) if isinstance(t, dict)]
+        if sorted(names) != sorted(["count_orders", "list_orders", "get_order", "search_products"]):
+            raise Failure("tools-list", "tools/list does not list the four shop tools", received=show(names))
+    expect_checks(argv, ["tools-list", "tool-names", "capabilities-match"])

@@ -1,0 +1,344 @@
+Stage 04 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 04: tools/list
+#
+# A model cannot see your code. Everything it knows about a tool comes from one reply: the
+# answer to `tools/list`. The tool's name, its description, and the JSON Schema of its arguments
+# are the manual the model reads before it calls anything. A vague description makes a model guess;
+# a loose schema lets it send nonsense; a name with a dot in it makes some model APIs refuse the
+# whole list.
+#
+# In this stage you describe the shop's four tools: `count_orders`, `list_orders`, `get_order`
+# and `search_products`. The course then serves your descriptions from its server, and runs the
+# checker over them.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("04")
+
+# %% [markdown] id=capability
+# ## 1. Declaring tools
+#
+# A server that has tools says so in its `initialize` result. The spec (MCP 2025-11-25, Tools):
+#
+# > Servers that support tools **MUST** declare the `tools` capability
+#
+# `"capabilities": {"tools": {}}` is enough; the course's server also says it will not announce
+# changes to the list (`"listChanged": false`). A client that sees no `tools` capability may never
+# ask for the list, and a server that declares it must serve `tools/list`.
+#
+# The list itself, in the course's server (shortened: the real reply holds four tools):
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+# <- {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"count_orders","title":"Count orders",...,"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},...]}}
+# ```
+
+# %% id=show-reference-tool
+import json
+
+from reference.database import open_readonly
+from reference.shop import shop_toolbox
+
+reference_tools = shop_toolbox(open_readonly(lab.shop_db())).list({})["tools"]
+print(json.dumps(reference_tools[0], indent=2))
+
+# %% [markdown] id=names
+# ## 2. Names
+#
+# The spec's rule for names is a SHOULD: 1 to 128 characters of ASCII letters, digits, `_`, `-`
+# and `.`. Hosts are stricter. Several model APIs accept only `^[a-zA-Z0-9_-]{1,64}$` for a
+# function name, and a host that forwards your list to such an API fails on the first name with a
+# dot or a space, taking every other tool down with it. The course uses the strict form:
+# letters, digits, `_` and `-`, 1 to 64 characters, and unique within the server.
+#
+# ## 3. The input schema
+#
+# Each tool has an `inputSchema`: a JSON Schema (the spec uses the 2020-12 dialect) that its
+# `arguments` must fit.
+#
+# > `inputSchema`: ... **MUST** be a valid JSON Schema object (not `null`)
+#
+# Its `type` is `"object"` (the arguments are always an object). Then say everything you know:
+#
+# - `properties`: each argument, with its `type` and a `description`;
+# - `required`: the arguments that must be there;
+# - bounds: `minimum`/`maximum` for numbers, `minLength`/`maxLength` for text;
+# - `additionalProperties: false`: an argument the tool does not know is an error, not silently
+#   ignored. (A model that misspells `limit` as `limt` learns about it instead of getting 20 rows.)
+#
+# A tool with no arguments at all has the schema `{"type": "object", "additionalProperties": false}`.
+#
+# Take care with types. JSON Schema's `"integer"` accepts `7` and `7.0` (a number with no
+# fraction) and refuses `"7"` and `true`. The shop's ids are integers from 1; `limit` for
+# `list_orders` runs from 1 to 100 (default 20), `offset` from 0; the search `query` has 1 to 100
+# characters and its `limit` runs from 1 to 50 (default 10).
+#
+# The status is a string, and the schema does **not** list the six statuses. A wrong status is
+# answered by the tool itself, with a text that lists the valid ones (stage 05): the model reads
+# it and tries again.
+
+# %% [markdown] id=output
+# ## 4. The output schema, and annotations
+#
+# Since revision 2025-06-18 a tool may also declare an `outputSchema`: the shape of the JSON object
+# its result carries in `structuredContent`.
+#
+# > If an output schema is provided: Servers **MUST** provide structured results that conform to this
+# > schema.
+#
+# Write it from what the tool really returns (run the cell below to see), with `type: "object"`,
+# `properties` and `required`. A client validates every result against it: a schema that is too
+# strict makes your own results invalid; one that says nothing (`{}`) tells the client nothing.
+#
+# *Annotations* describe what calling a tool does. Every shop tool only reads:
+#
+# - `readOnlyHint: true`: it changes nothing;
+# - `destructiveHint: false`, `idempotentHint: true`: nothing to destroy, and calling twice is the
+#   same as calling once;
+# - `openWorldHint: false`: it talks to the shop's database only, not to the internet.
+#
+# Hosts use them to decide what needs the user's confirmation. They are hints, and a client
+# **MUST** treat them as untrusted unless it trusts the server: your schema and your code must
+# still refuse what they should.
+
+# %% id=real-results
+from reference.shop import shop_tools
+
+tools = {tool.name: tool for tool in shop_tools(open_readonly(lab.shop_db()))}
+print(tools["count_orders"].run({}))
+print(tools["count_orders"].run({"status": "paid"}))
+print(json.dumps(tools["list_orders"].run({"limit": 1}), indent=1))
+print(json.dumps(tools["search_products"].run({"query": "mug", "limit": 1}), indent=1))
+
+# %% [markdown] id=task
+# ### Your turn: the four tools
+#
+# Fill in the module `tool_list`. Each `..._tool()` function returns one tool's description: a
+# dict with `name`, `title`, `description`, `inputSchema`, `outputSchema` and `annotations`. Write
+# each description as the manual a model reads: what the tool does, when to use it, what it
+# returns, and what an error means. Give every argument a `description` too.
+#
+# Then `valid_tool_name(name)` (the strict rule above) and `list_tools(params)`, the handler of
+# `tools/list`. The list has a single page: a `cursor` is an opaque string the server handed out
+# in `nextCursor`, and this server hands none out. So a `cursor` that is not a string is refused
+# with -32602 (`RpcError(INVALID_PARAMS, ...)`), and so is any string cursor.
+
+# %% solution id=tool_list
+%%module tool_list
+import re
+
+from reference.errors import INVALID_PARAMS, RpcError
+
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+STATUSES = "pending, paid, shipped, delivered, cancelled, refunded"
+
+
+def valid_tool_name(name):
+    """1 to 64 of A-Z, a-z, 0-9, _ and -."""
+    ### BEGIN SOLUTION
+    return isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name) is not None
+    ### END SOLUTION
+
+
+def count_orders_tool():
+    ### BEGIN SOLUTION
+    return {
+        "name": "count_orders",
+        "title": "Count orders",
+        "description": "Count the shop's orders, all of them or only those with one status. Use it for "
+        "questions such as 'how many orders are still pending?'. Returns {\"status\": ..., \"count\": N}. "
+        f"An unknown status is reported as an error that lists the valid ones: {STATUSES}.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"status": {"type": "string", "description": f"Only orders with this status: {STATUSES}."}},
+            "additionalProperties": False,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"status": {"type": "string"}, "count": {"type": "integer", "minimum": 0}},
+            "required": ["count"],
+            "additionalProperties": False,
+        },
+        "annotations": dict(READ_ONLY),
+    }
+    ### END SOLUTION
+
+
+ORDER = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "status": {"type": "string"},
+        "created_at": {"type": "string"},
+        "customer_id": {"type": "integer"},
+        "customer": {"type": "string"},
+        "total_cents": {"type": "integer"},
+    },
+    "required": ["id", "status", "created_at", "customer_id", "customer", "total_cents"],
+}
+
+
+def list_orders_tool():
+    ### BEGIN SOLUTION
+    return {
+        "name": "list_orders",
+        "title": "List orders",
+        "description": "List orders, oldest first, optionally only one status or one customer's. Each order "
+        "has its id, status, created_at (UTC), customer_id, customer name and total_cents (money in "
+        "integer cents). Returns {\"total\": N, \"offset\": N, \"orders\": [...]}; page through long lists "
+        "with offset. Use get_order for an order's line items.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "status": {"type": "string", "description": f"Only orders with this status: {STATUSES}."},
+                "customer_id": {"type": "integer", "minimum": 1, "description": "Only this customer's orders."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
+                          "description": "At most this many orders (1-100, default 20)."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0,
+                           "description": "Skip this many orders first (default 0)."},
+            },
+            "additionalProperties": False,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer", "minimum": 0},
+                "offset": {"type": "integer", "minimum": 0},
+                "orders": {"type": "array", "items": ORDER},
+            },
+            "required": ["total", "offset", "orders"],
+        },
+        "annotations": dict(READ_ONLY),
+    }
+    ### END SOLUTION
+
+
+def get_order_tool():
+    ### BEGIN SOLUTION
+    return {
+        "name": "get_order",
+        "title": "Get one order",
+        "description": "Get one order by its numeric id: status, created_at (UTC), the customer's name and "
+        "email, the line items (product, quantity, unit price in cents) and total_cents. An id that "
+        "does not exist is reported as an error that says which ids exist.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"order_id": {"type": "integer", "minimum": 1, "description": "The order's id."}},
+            "required": ["order_id"],
+            "additionalProperties": False,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                **ORDER["properties"],
+                "email": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object"}},
+            },
+            "required": [*ORDER["required"], "email", "items"],
+        },
+        "annotations": dict(READ_ONLY),
+    }
+    ### END SOLUTION
+
+
+def search_products_tool():
+    ### BEGIN SOLUTION
+    return {
+        "name": "search_products",
+        "title": "Search products",
+        "description": "Find products whose name, category or SKU contains the query text. Returns "
+        "{\"query\": ..., \"products\": [...]} with id, sku, name, category, price_cents and stock. An "
+        "empty list means nothing matched: try a shorter or more general word.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 100,
+                          "description": "Text to look for, e.g. 'mug' or 'garden'."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
+                          "description": "At most this many products (1-50, default 10)."},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "products": {"type": "array", "items": {"type": "object", "required": ["id", "sku", "name"]}},
+            },
+            "required": ["query", "products"],
+        },
+        "annotations": dict(READ_ONLY),
+    }
+    ### END SOLUTION
+
+
+def all_tools():
+    return [count_orders_tool(), list_orders_tool(), get_order_tool(), search_products_tool()]
+
+
+def list_tools(params):
+    """The tools/list handler: one page holds every tool."""
+    ### BEGIN SOLUTION
+    cursor = params.get("cursor")
+    if cursor is not None:
+        if not isinstance(cursor, str):
+            raise RpcError(INVALID_PARAMS, "cursor must be a string (an opaque token from nextCursor)")
+        raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
+    return {"tools": all_tools()}
+    ### END SOLUTION
+
+
+# %% test id=test_names points=1
+from grader.course import stage04
+
+stage04.check_names(valid_tool_name, None)
+### BEGIN HIDDEN TESTS
+stage04.check_names(valid_tool_name, stage04.random_names(30))
+### END HIDDEN TESTS
+
+# %% test id=test_count_orders points=2
+stage04.check_tool(count_orders_tool, "count_orders", hidden=False)
+### BEGIN HIDDEN TESTS
+stage04.check_tool(count_orders_tool, "count_orders", hidden=True)
+### END HIDDEN TESTS
+
+# %% test id=test_list_orders points=3
+stage04.check_tool(list_orders_tool, "list_orders", hidden=False)
+### BEGIN HIDDEN TESTS
+stage04.check_tool(list_orders_tool, "list_orders", hidden=True)
+### END HIDDEN TESTS
+
+# %% test id=test_get_order points=2
+stage04.check_tool(get_order_tool, "get_order", hidden=False)
+### BEGIN HIDDEN TESTS
+stage04.check_tool(get_order_tool, "get_order", hidden=True)
+### END HIDDEN TESTS
+
+# %% test id=test_search_products points=2
+stage04.check_tool(search_products_tool, "search_products", hidden=False)
+### BEGIN HIDDEN TESTS
+stage04.check_tool(search_products_tool, "search_products", hidden=True)
+### END HIDDEN TESTS
+
+# %% test id=test_list_tools points=2
+stage04.check_list_tools(list_tools, all_tools)
+
+# %% [markdown] id=process
+# ## 5. Your list, served and checked
+#
+# The course's server now answers `tools/list` with your `list_tools`, and the checker
+# `mcp-lab check` examines the result as it would any server's: the checks `tools-list` (the
+# shape, every schema a valid JSON Schema of an object) and `tool-names`.
+
+# %% test id=test_served points=2
+stage04.check_served(lab.host("tool_list"))
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# A list a model can read and a host can trust. Stage 05 makes the tools do what their
+# descriptions promise: answers from the shop, and the two kinds of error.
