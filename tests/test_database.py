@@ -46,12 +46,37 @@ def test_tables_hold_exactly_the_seed_rows(shop_db: Path, table: str) -> None:
     header, rows = csv_rows(table)
     conn = sqlite3.connect(f"{shop_db.as_uri()}?mode=ro", uri=True)
     try:
-        (count,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
-        stored = conn.execute(f"SELECT {', '.join(header)} FROM {table}").fetchall()
+        # Names from database.TABLES and the seed files' headers, not from a request.
+        (count,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone()  # noqa: S608
+        stored = conn.execute(f"SELECT {', '.join(header)} FROM {table}").fetchall()  # noqa: S608
     finally:
         conn.close()
     assert count == len(rows) > 0
     assert sorted(tuple(str(v) for v in row) for row in stored) == sorted(tuple(r) for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("table", "header"),
+    [
+        ("customers", ["id", "name) VALUES (1, 'x'); DROP TABLE orders; --"]),
+        ("customers", ["id", "e mail"]),
+        ("customers; DROP TABLE orders", ["id", "name"]),
+        ("sqlite_master", ["name"]),
+    ],
+)
+def test_seed_names_that_are_not_plain_names_never_become_sql(tmp_path: Path, table: str, header: list[str]) -> None:
+    # Names cannot be SQL parameters, so the builder checks them before they become SQL.
+    seed = tmp_path / "seed.csv"
+    with open(seed, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([header, ["1"] * len(header)])
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(database.SCHEMA.read_text(encoding="utf-8"))
+        with pytest.raises(ValueError, match="not a shop table with plain column names"):
+            database._load_csv(conn, table, seed)
+        assert conn.execute("SELECT count(*) FROM orders").fetchone() == (0,)  # nothing ran
+    finally:
+        conn.close()
 
 
 def test_database_is_consistent(shop_db: Path) -> None:
