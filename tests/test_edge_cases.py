@@ -11,7 +11,6 @@ Every read is bounded by WAIT seconds; the module's pytest timeout is only a saf
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,10 +18,10 @@ from typing import Any
 
 import pytest
 from conftest import ShopOracle, Wire
+from pinned_tools import pinned_listing
 
 from reference.framing import MAX_LINE_BYTES, encode
 from reference.server import INSTRUCTIONS, SERVER_INFO
-from reference.shop import shop_toolbox
 
 pytestmark = pytest.mark.timeout(120)  # a safety net only: every wait below is bounded by WAIT
 
@@ -66,15 +65,7 @@ def init_result(version: str) -> dict[str, Any]:
     }
 
 
-def _listing() -> dict[str, Any]:
-    conn = sqlite3.connect(":memory:")  # the tool definitions do not depend on the data
-    try:
-        return shop_toolbox(conn).list({})
-    finally:
-        conn.close()
-
-
-LISTING = _listing()
+LISTING = pinned_listing()  # written out by hand: never the listing the code under test builds
 BAD_ID = "Invalid Request: the id must be a string or an integer (not null, not 1.5, not true)"
 NO_BATCHES = "Invalid Request: batches (JSON arrays) exist only in revision 2025-03-26"
 PARAMS_NOT_OBJECT = 'Invalid Request: "params" must be an object'

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+from pinned_tools import INPUT_SCHEMAS
 
 pytestmark = pytest.mark.timeout(180)  # a safety net only
 
@@ -284,8 +285,8 @@ def dumps(value: Any, ascii_only: bool) -> bytes:
 def fuzz(start_server: Callable[..., Wire], oracle: ShopOracle) -> Iterator[tuple[Wire, Model]]:
     """One server child and its model for every example of a test function."""
     wire = start_server(max_line=16 << 20)
-    listing = wire.result("tools/list")
-    model = Model(oracle, {t["name"]: t["inputSchema"] for t in listing["tools"]}, statuses=oracle.statuses())
+    model = Model(oracle, INPUT_SCHEMAS, statuses=oracle.statuses())  # the pinned schemas, not the server's
+    model.check_listing(wire.result("tools/list"))
     yield wire, model
     assert wire.alive(), f"the server died; stderr tail:\n{wire.stderr()}"
     assert wire.sync() == []

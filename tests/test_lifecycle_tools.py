@@ -2,7 +2,8 @@
 
 Version negotiation and what each revision changes; the JSON Schema subset (checked against the
 ``jsonschema`` library as an independent judge); tools/list and tools/call with the two kinds of
-error; and every shop tool's answer compared with SQL run directly on the database.
+error; and every shop tool's answer compared with SQL run directly on the database. The shop's
+schemas are judged against the literal in ``pinned_tools.py``, never against themselves.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from conftest import LATEST, REVISIONS, ShopOracle, tool_error_text, tool_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pinned_tools import INPUT_SCHEMAS, OUTPUT_SCHEMAS, PINNED_TOOLS, pinned_listing
 
 from reference import PROTOCOL_REVISION, database, lifecycle
 from reference.errors import RpcError
@@ -345,6 +347,14 @@ def call(box: Toolbox, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return box.call({"name": name, "arguments": arguments}, True)
 
 
+def test_shop_tools_are_the_pinned_ones(shop: Toolbox) -> None:
+    # Exactly the literal: names, titles, descriptions, both schemas and the annotations, in order.
+    assert shop.list({}) == pinned_listing()
+    assert [list(t) for t in shop.list({})["tools"]] == [list(t) for t in PINNED_TOOLS]
+    assert shop.list({}, structured_output=False) == pinned_listing(structured_output=False)
+    assert shop.list({"cursor": None}) == pinned_listing()
+
+
 def test_shop_tool_descriptions(shop: Toolbox) -> None:
     tools = shop.list({})["tools"]
     names = [t["name"] for t in tools]
@@ -360,13 +370,11 @@ def test_shop_tool_descriptions(shop: Toolbox) -> None:
         assert tool["annotations"]["destructiveHint"] is False
 
 
-def test_shop_output_schemas_are_exact_json_schemas(shop: Toolbox) -> None:
-    for tool in shop.list({})["tools"]:
-        schema = tool["outputSchema"]
+def test_shop_output_schemas_are_exact_json_schemas() -> None:
+    for name, schema in OUTPUT_SCHEMAS.items():
         jsonschema.Draft202012Validator.check_schema(schema)
-        assert schema["type"] == "object" and schema["additionalProperties"] is False, tool["name"]
-        assert set(schema["required"]) <= set(schema["properties"]), tool["name"]
-    assert all("outputSchema" not in t for t in shop.list({}, structured_output=False)["tools"])
+        assert schema["type"] == "object" and schema["additionalProperties"] is False, name
+        assert set(schema["required"]) <= set(schema["properties"]), name
 
 
 SHOP_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -385,12 +393,11 @@ SHOP_CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 def test_shop_results_conform_to_their_output_schemas(shop: Toolbox) -> None:
-    schemas = {t["name"]: t["outputSchema"] for t in shop.list({})["tools"]}
-    assert {name for name, _ in SHOP_CALLS} == set(schemas), "every tool is exercised"
+    assert {name for name, _ in SHOP_CALLS} == set(OUTPUT_SCHEMAS), "every tool is exercised"
     for name, arguments in SHOP_CALLS:
         result = call(shop, name, arguments)
         structured = result["structuredContent"]
-        jsonschema.Draft202012Validator(schemas[name]).validate(structured)
+        jsonschema.Draft202012Validator(OUTPUT_SCHEMAS[name]).validate(structured)
         assert tool_json(result) == structured, "the text block holds the same JSON"
         assert list(result) == ["content", "structuredContent", "isError"]
         # The older revisions get exactly the text, with no structuredContent.
@@ -410,7 +417,6 @@ def test_count_orders_status_is_present_only_when_asked(shop: Toolbox, name: str
 
 
 def test_output_schemas_refuse_what_the_tools_never_return(shop: Toolbox) -> None:
-    schemas = {t["name"]: t["outputSchema"] for t in shop.list({})["tools"]}
     wrong = [
         ("count_orders", {"count": "187"}),
         ("count_orders", {"status": "paid"}),
@@ -422,7 +428,7 @@ def test_output_schemas_refuse_what_the_tools_never_return(shop: Toolbox) -> Non
         ("search_products", {"query": "mug", "products": [{"id": 1, "sku": "x"}]}),
     ]
     for name, value in wrong:
-        assert not jsonschema.Draft202012Validator(schemas[name]).is_valid(value), (name, value)
+        assert not jsonschema.Draft202012Validator(OUTPUT_SCHEMAS[name]).is_valid(value), (name, value)
 
 
 def test_count_orders(shop: Toolbox, oracle: ShopOracle) -> None:
@@ -530,8 +536,7 @@ def test_search_products_default_limit(shop: Toolbox, oracle: ShopOracle) -> Non
     ],
 )
 def test_shop_bad_arguments(shop: Toolbox, name: str, arguments: dict[str, Any]) -> None:
-    schema = {t["name"]: t["inputSchema"] for t in shop.list({})["tools"]}[name]
-    assert not jsonschema.Draft202012Validator(schema).is_valid(arguments)
+    assert not jsonschema.Draft202012Validator(INPUT_SCHEMAS[name]).is_valid(arguments)
     assert "invalid arguments" in tool_error_text(call(shop, name, arguments))
     with pytest.raises(RpcError) as caught:
         shop.call({"name": name, "arguments": arguments}, False)
@@ -547,16 +552,7 @@ def test_shop_connection_is_read_only(shop_db: Path) -> None:
         conn.close()
 
 
-# The schema subset must agree with a full JSON Schema validator on the shop's own schemas.
-def shop_schemas() -> dict[str, dict[str, Any]]:
-    conn = sqlite3.connect(":memory:")  # the schemas do not depend on the data
-    try:
-        return {t["name"]: t["inputSchema"] for t in shop_toolbox(conn).list({})["tools"]}
-    finally:
-        conn.close()
-
-
-SHOP_SCHEMAS = shop_schemas()
+# The schema subset must agree with a full JSON Schema validator on the shop's schemas.
 ARGUMENT_VALUES = st.one_of(
     st.none(),
     st.booleans(),
@@ -578,6 +574,6 @@ ARGUMENT_NAMES = st.sampled_from(["status", "limit", "offset", "customer_id", "o
     arguments=st.dictionaries(ARGUMENT_NAMES, ARGUMENT_VALUES, max_size=4),
 )
 def test_schema_subset_agrees_with_jsonschema(name: str, arguments: dict[str, Any]) -> None:
-    schema = SHOP_SCHEMAS[name]
+    schema = INPUT_SCHEMAS[name]
     found = problems(schema, arguments)
     assert (found == []) is jsonschema.Draft202012Validator(schema).is_valid(arguments), found
