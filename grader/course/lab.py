@@ -113,6 +113,21 @@ def exhibit(name: str) -> list[str]:
     return command(name)
 
 
+def inspect(argv: Sequence[str], frames: Sequence[Any] | None = None, against: Sequence[str] | None = None) -> None:
+    """Show a session with ``argv`` in the wire inspector: each frame with its time, pretty-printed on a
+    click, requests linked to replies; with ``against``, that server's session beside it and the first
+    frame that differs, with the rule it breaks. A box below sends any line you type to a live copy.
+    The frames default to the handshake and a ping. Where no widgets show, it prints the transcript."""
+    from .inspector import show
+
+    script = (
+        frames
+        if frames is not None
+        else [initialize(id=1), notification("notifications/initialized"), request("ping", id=2)]
+    )
+    show(argv, script, against)
+
+
 def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None:
     """Send ``frames`` one by one and print, with times, what comes back while stdin stays open;
     then close stdin and print what arrives after that.
