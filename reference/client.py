@@ -29,6 +29,14 @@ from .framing import FrameError, decode, encode
 CLIENT_INFO = {"name": "mcp-wire-lab-client", "version": "0.1.0"}
 
 
+def same_id(a: Any, b: Any) -> bool:
+    """Same value *and* same JSON type: 1 and "1" are different ids, so are 1 and true, or 1 and 1.0.
+
+    (Not a dict lookup: in Python ``True == 1 == 1.0`` with one hash, and a list id has none.)
+    """
+    return type(a) is type(b) and a == b
+
+
 class ClientError(Exception):
     """The session cannot go on: a timeout, a dead server, or an error reply to a request."""
 
@@ -54,7 +62,7 @@ class Client:
         self.env = env
         self.on_frame = on_frame or (lambda direction, text: None)
         self.next_id = 0
-        self.early: dict[Any, dict[str, Any]] = {}  # replies that came before we asked for them
+        self.early: list[dict[str, Any]] = []  # replies that came before we asked for them
         self.notifications: list[dict[str, Any]] = []
         self.noise: list[bytes] = []  # stdout lines that were not JSON-RPC messages
         self.child: ChildProcess | None = None
@@ -103,8 +111,10 @@ class Client:
 
     def _wait_for(self, request_id: Any, method: str, timeout: float) -> dict[str, Any]:
         assert self.child is not None
-        if request_id in self.early:
-            return self.early.pop(request_id)
+        for reply in self.early:
+            if same_id(reply["id"], request_id):
+                self.early.remove(reply)
+                return reply
         deadline = self.child.elapsed() + timeout
         while True:
             line = self.child.read_line(deadline - self.child.elapsed())
@@ -125,10 +135,9 @@ class Client:
             if "method" in message:
                 self._from_server(message)
             elif "id" in message:
-                # Same value *and* same JSON type: 1 and "1" are different ids.
-                if type(message["id"]) is type(request_id) and message["id"] == request_id:
+                if same_id(message["id"], request_id):
                     return message
-                self.early[message["id"]] = message
+                self.early.append(message)
 
     def _from_server(self, message: dict[str, Any]) -> None:
         """A request or notification from the server: answer pings, refuse the rest."""

@@ -50,6 +50,15 @@ if mode == "reverse":
     send({"jsonrpc": "2.0", "id": first["id"], "result": {"n": first["id"]}})
     second = read()
     assert second["id"] == second_id, second
+elif mode == "aliases":
+    # Before the first reply, replies whose ids Python finds equal to the next request's id (1)
+    # though JSON does not (true, 1.0, "1"), or that Python cannot hash (a list, an object).
+    first = read()
+    for alias in (True, 1.0, "1", [1], {"id": 1}, None):
+        send({"jsonrpc": "2.0", "id": alias, "result": {"n": repr(alias)}})
+    send({"jsonrpc": "2.0", "id": first["id"], "result": {"n": first["id"]}})
+    second = read()
+    send({"jsonrpc": "2.0", "id": second["id"], "result": {"n": second["id"]}})
 elif mode == "chatty":
     out.write(b"Starting the fake server, v1 ...\n")
     out.flush()
@@ -222,9 +231,17 @@ def test_client_matches_replies_by_id_and_type(fake_server: Path) -> None:
     with Client([sys.executable, str(fake_server), "reverse"], timeout=10) as client:
         assert client.request("first") == {"n": 0}
         # The second reply came before the second request: it was kept, not lost or mixed up.
-        assert client.early[1]["result"] == {"n": 1}
+        assert [m["id"] for m in client.early] == ["0", 1] and client.early[1]["result"] == {"n": 1}
         assert client.request("second", timeout=0.5) == {"n": 1}
-        assert "0" in client.early and 0 not in client.early  # "0" is not the id 0
+        assert client.early == [{"jsonrpc": "2.0", "id": "0", "result": {"n": "wrong type"}}]  # "0" is not 0
+
+
+def test_client_takes_no_reply_whose_id_differs_in_json_type(fake_server: Path) -> None:
+    with Client([sys.executable, str(fake_server), "aliases"], timeout=10) as client:
+        assert client.request("first") == {"n": 0}
+        # The early replies with ids true, 1.0 and "1" are not the reply to request 1.
+        assert client.request("second", timeout=5) == {"n": 1}
+        assert [m["id"] for m in client.early] == [True, 1.0, "1", [1], {"id": 1}, None]
 
 
 def test_client_copes_with_noise_notifications_and_server_requests(fake_server: Path) -> None:
