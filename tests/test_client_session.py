@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, ShopOracle, module_argv, run_cli, script_argv, tool_json
 
-from reference.child import ChildProcess, child_environment
+from reference.child import MAX_LINE_KEPT, MAX_STDOUT_KEPT, STDERR_TAIL, ChildProcess, child_environment
 from reference.client import Client, ClientError
 from reference.session import SHOP_CALLS, run_session
 
@@ -75,6 +75,11 @@ elif mode == "error":
 elif mode == "die":
     read()
     sys.stderr.write("fatal: the fake server gave up\n")
+    sys.exit(3)
+elif mode == "die-loudly":
+    read()
+    sys.stderr.write("".join(f"log line {n:07d}\n" for n in range(100_000)))  # 1.7 MB
+    sys.stderr.write("fatal: the last words\n")
     sys.exit(3)
 for _ in sys.stdin.buffer:
     pass
@@ -141,6 +146,43 @@ def test_child_cuts_long_lines_but_counts_them_and_keeps_a_last_partial_line() -
         last = child.read_line(10)
         assert last is not None and last.data == b"tail" and not last.complete
         assert child.read_line(10) is None and child.stdout_closed.is_set()
+
+
+def wait_for_stderr_bytes(child: ChildProcess, size: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while child.stderr_bytes < size and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child.stderr_bytes == size
+
+
+def test_child_keeps_only_the_tail_of_a_long_stderr() -> None:
+    # 1.7 MB of numbered lines: all counted, only the last STDERR_TAIL bytes or so kept, in order.
+    written = "".join(f"log line {n:07d}\n" for n in range(100_000))
+    code = "import sys; sys.stderr.write(''.join(f'log line {n:07d}\\n' for n in range(100_000)))"
+    with ChildProcess([sys.executable, "-c", code]) as child:
+        assert child.wait(20) == 0
+        wait_for_stderr_bytes(child, len(written))
+        kept = child.stderr_tail(len(written))
+        assert STDERR_TAIL <= len(kept) <= STDERR_TAIL + (64 << 10)  # one pipe read of slack at most
+        assert written.endswith(kept)
+        assert child.stderr_tail(17) == written[-17:]
+
+
+def test_child_keeps_at_most_max_stdout_kept_but_counts_everything() -> None:
+    # 40 lines of just under 1 MiB: lines are kept until MAX_STDOUT_KEPT (32 MiB) is reached,
+    # then counted only; the end of stdout is still reported.
+    size, count = MAX_LINE_KEPT - 1, 40
+    code = f"import sys\nfor n in range({count}): sys.stdout.write(str(n % 10) * {size} + '\\n')\nsys.stdout.flush()"
+    with ChildProcess([sys.executable, "-c", code]) as child:
+        kept: list[bytes] = []
+        while (line := child.read_line(20)) is not None:
+            assert line.size == size and not line.cut
+            kept.append(line.data)
+        assert child.stdout_closed.is_set()
+        assert child.stdout_bytes == count * (size + 1)
+        assert [data[:1] for data in kept] == [str(n % 10).encode() for n in range(len(kept))]  # the first ones
+        assert MAX_STDOUT_KEPT <= sum(map(len, kept)) < MAX_STDOUT_KEPT + MAX_LINE_KEPT
+        assert child.wait(10) == 0
 
 
 def test_child_send_to_a_dead_child_returns_false() -> None:
@@ -284,6 +326,21 @@ def test_client_dead_server_raises_with_its_stderr(fake_server: Path) -> None:
                 time.sleep(0.01)
     finally:
         assert client.close() == 3
+
+
+def test_client_error_quotes_a_bounded_stderr_tail(fake_server: Path) -> None:
+    with Client([sys.executable, str(fake_server), "die-loudly"], timeout=10) as client:
+        assert client.child is not None
+        with pytest.raises(ClientError, match="closed stdout"):
+            client.request("anything")
+        wait_for_stderr(client.child, "fatal: the last words")
+        with pytest.raises(ClientError, match="stopped reading") as caught:
+            for _ in range(100):  # the pipe may take a write or two to report the dead reader
+                client.notify("notifications/initialized")
+                time.sleep(0.01)
+        message = str(caught.value)
+        assert message.endswith("fatal: the last words") and "log line 0099999" in message
+        assert len(message) < 600, "at most 500 bytes of stderr in a message"
 
 
 def test_client_timeout_is_prompt() -> None:
