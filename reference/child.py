@@ -38,6 +38,7 @@ from typing import IO
 MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still counted
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
 STDERR_TAIL = 64 << 10  # bytes of stderr kept (the most recent)
+KILL_WAIT = 5.0  # seconds to wait for the exit of a child sent SIGKILL
 _CHUNK = 1 << 16
 
 
@@ -213,7 +214,8 @@ class ChildProcess:
         """Shut down in the spec's order: close stdin, wait, SIGTERM, wait, SIGKILL.
 
         Whatever the child forked into its session is killed too. Returns the exit status
-        (negative: the signal that ended it).
+        (negative: the signal that ended it). A child that even SIGKILL does not end within
+        ``KILL_WAIT`` seconds raises ``subprocess.TimeoutExpired``.
         """
         self.close_stdin()
         code = self.wait(grace)
@@ -222,7 +224,7 @@ class ChildProcess:
             code = self.wait(1.0)
         if code is None:
             self._signal_group(signal.SIGKILL)
-            code = self.process.wait()
+            code = self.process.wait(timeout=KILL_WAIT)  # a bound even here: TimeoutExpired, never a hang
         self._signal_group(signal.SIGKILL)  # grandchildren left in the session
         for thread in self._threads:
             thread.join(timeout=1.0)

@@ -24,6 +24,10 @@ from reference.child import MAX_LINE_KEPT, MAX_STDOUT_KEPT, STDERR_TAIL, ChildPr
 from reference.client import Client, ClientError
 from reference.session import SHOP_CALLS, run_session
 
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
+
 FAKE_SERVER = r"""
 import json, sys
 

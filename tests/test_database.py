@@ -18,6 +18,10 @@ from reference import database
 from reference.server import make_server
 from reference.shop import STATUSES
 
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
+
 SEED = database.SEED_DIR
 
 

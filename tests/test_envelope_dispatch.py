@@ -21,6 +21,10 @@ from reference.errors import RpcError
 from reference.framing import MAX_LINE_BYTES, decode, encode
 from reference.server import make_server
 
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
+
 # -- errors ---------------------------------------------------------------------------------
 JSON_RPC_CODES = {
     -32700: "Parse error",

@@ -18,6 +18,10 @@ from hypothesis import strategies as st
 
 from reference.framing import MAX_LINE_BYTES, FrameError, decode, encode, read_frame, write_frame
 
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
+
 
 def frames(data: bytes, limit: int = MAX_LINE_BYTES) -> list[bytes | str]:
     """Every frame read from ``data`` until the end; a FrameError shows as the string "error"."""

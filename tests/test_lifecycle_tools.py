@@ -28,6 +28,10 @@ from reference.schema import problems
 from reference.shop import shop_toolbox
 from reference.tools import Tool, Toolbox, ToolError, structured_result, text_result
 
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
+
 # -- lifecycle ------------------------------------------------------------------------------
 
 

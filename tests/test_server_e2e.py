@@ -9,6 +9,7 @@ database, and usage errors. Every tool answer is compared with SQL run on the da
 
 from __future__ import annotations
 
+import os
 import select
 import subprocess
 import time
@@ -36,6 +37,10 @@ from pinned_tools import pinned_listing
 
 from reference.child import child_environment
 from reference.framing import MAX_LINE_BYTES, decode, encode
+
+# A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
+# about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
+pytestmark = pytest.mark.timeout(60)
 
 LAUNCHERS = {"module": module_argv, "console-script": script_argv}
 SHOP_TOOLS = {"count_orders", "list_orders", "get_order", "search_products"}
@@ -461,6 +466,22 @@ def test_exit_on_eof_before_any_request(start_server: Start) -> None:
     assert wire.child.read_line(2.0) is None, "nothing on stdout: no request was made"
 
 
+def first_line_within(fd: int, timeout: float) -> bytes:
+    """The first line on ``fd`` (without its "\\n"), read with select: fails the test after ``timeout`` s.
+
+    (A plain readline() would block for ever on a line that never ends.)
+    """
+    deadline = time.monotonic() + timeout
+    data = b""
+    while b"\n" not in data:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 1 << 16) if ready else b""
+        if not chunk:
+            pytest.fail(f"no complete line within {timeout:g} s (or stdout closed); got {data[:200]!r}")
+        data += chunk
+    return data.split(b"\n", 1)[0]
+
+
 @pytest.mark.parametrize("read_first", [False, True], ids=["before-any-reply", "after-a-reply"])
 def test_quiet_exit_when_stdout_is_closed(shop_db: Path, launcher: list[str], read_first: bool) -> None:
     process = subprocess.Popen(
@@ -475,8 +496,7 @@ def test_quiet_exit_when_stdout_is_closed(shop_db: Path, launcher: list[str], re
         if read_first:
             process.stdin.write(encode(ping(0)))
             process.stdin.flush()
-            ready, _, _ = select.select([process.stdout], [], [], 10.0)
-            assert ready and decode(process.stdout.readline().rstrip(b"\n"))["id"] == 0
+            assert decode(first_line_within(process.stdout.fileno(), READ_TIMEOUT))["id"] == 0
         process.stdout.close()
         # Many replies are owed: the first write after the close fails with EPIPE.
         requests = b"".join(encode(ping(i)) for i in range(1, 2000))
@@ -484,7 +504,7 @@ def test_quiet_exit_when_stdout_is_closed(shop_db: Path, launcher: list[str], re
     finally:
         if process.poll() is None:
             process.kill()
-            process.wait()
+            process.wait(timeout=10)
     assert process.returncode == 0
     assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr and b"Exception" not in stderr
 
