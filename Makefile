@@ -1,12 +1,13 @@
 # MCP Wire Lab. Two commands do all set-up on a fresh machine with Python >= 3.11 and make:
 #   make lab    set up, build the shop database and the learner's workspace, open the course
 #   make test   set up, then run the whole test suite (lint included)
+#   make mutate mutation testing of reference/ (mutmut; not part of make test)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint format bench clean
+.PHONY: lab test lint format bench mutate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,17 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
+# Mutation testing of reference/ with mutmut ([tool.mutmut] in pyproject.toml): each mutant of a
+# copy in mutants/ is run against the reference's unit and end-to-end tests, then the score is
+# printed. Not part of `make test`. MUTATE_JOBS parallel workers (nice'd); MUTATE_ARGS are mutant
+# names or globs for `mutmut run` (e.g. 'reference.client.*'). A fresh run each time.
+MUTATE_JOBS ?= 2
+mutate: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[mutate]'
+	rm -rf mutants
+	nice -n 10 $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTATE_ARGS)
+	$(BIN)/python tests/mutation_support.py
+
 clean:
 	# never workspace/: it holds the learner's work
-	rm -rf $(VENV) data/build build .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) data/build build .pytest_cache .ruff_cache .hypothesis mutants html

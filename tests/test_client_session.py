@@ -268,7 +268,7 @@ def test_client_initialize_with_an_older_revision(shop_db: Path, version: str) -
 def test_close_without_start_and_twice(shop_db: Path) -> None:
     assert Client(module_argv(shop_db)).close() is None
     client = Client(module_argv(shop_db), timeout=10).start()
-    assert client.close() == 0
+    assert client.close(grace=10) == 0  # closed at once: the grace covers its start-up on a loaded machine
     assert client.close() is None
 
 
