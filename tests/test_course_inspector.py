@@ -100,6 +100,11 @@ def test_a_crash_shows_its_traceback_and_breaks_survives_bad_input() -> None:
     assert timeline.exit_code not in (0, None)
     diff = compare(timeline, run(lab.reference(), script))
     assert diff is not None and (diff.check, diff.step) == ("survives-bad-input", 2)
+    # A server that dies before reading anything breaks the first request's rule, not survives-bad-input.
+    early = run([sys.executable, "-c", "raise NotImplementedError"], HANDSHAKE)
+    assert "NotImplementedError" in early.text() and early.exit_code == 1
+    diff = compare(early, run(lab.reference(), HANDSHAKE))
+    assert diff is not None and (diff.check, diff.step) == ("initialize-result", 1) and "exited" in diff.why
 
 
 def test_a_correct_solution_matches_the_reference(tmp_path: Path) -> None:

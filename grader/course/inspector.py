@@ -34,10 +34,13 @@ IDLE = 600.0  # seconds after the last line typed: the live server is ended
 _LIVE: weakref.WeakSet[Recorder] = weakref.WeakSet()  # live servers, all ended when the kernel exits
 
 STYLE = """<style>
-.mcp-insp{font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.5}
+.mcp-insp{font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.5;contain:inline-size}
+.widget-html.mcp-recorded>.widget-html-content,.widget-html.mcp-live-view>.widget-html-content{min-width:0;flex:1 1 0}
 .mcp-insp .mcp-head{font-weight:bold;margin:4px 0}
 .mcp-insp .mcp-row{display:flex;gap:8px;padding:1px 4px;border-left:4px solid transparent}
-.mcp-insp .mcp-row details{flex:1;min-width:0} .mcp-insp summary{cursor:pointer;white-space:nowrap;overflow:hidden}
+.mcp-insp .mcp-body{flex:1;min-width:0;overflow-wrap:anywhere}
+.mcp-insp summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.mcp-insp .mcp-at,.mcp-insp .mcp-n,.mcp-insp .mcp-kind{flex:none} .mcp-insp pre{white-space:pre-wrap}
 .mcp-insp .mcp-at{color:#777;min-width:64px;text-align:right} .mcp-insp .mcp-n{color:#777;min-width:34px}
 .mcp-insp .mcp-kind{min-width:150px} .mcp-insp pre{margin:2px 0 4px 0;background:#f6f6f6;padding:4px}
 .mcp-insp .mcp-sent{border-left-color:#2b6cb0} .mcp-insp .mcp-received{border-left-color:#2f855a}
@@ -68,12 +71,11 @@ def event_html(event: Event, first_diff: bool = False) -> str:
     if first_diff:
         classes.append("mcp-first-diff")
     link = f" (#{event.link})" if event.link is not None else ""
-    flag = f' <span class="mcp-flag">⚠ {html.escape(event.flag)}</span>' if event.flag else ""
+    flag = f'<div class="mcp-flag">⚠ {html.escape(event.flag)}</div>' if event.flag else ""
     body = html.escape(event.summary())
     if event.is_frame:
-        body = f"<details><summary>{body}{flag}</summary><pre>{html.escape(event.pretty())}</pre></details>"
-    else:
-        body = f"<span>{body}{flag}</span>"
+        body = f"<details><summary>{body}</summary><pre>{html.escape(event.pretty())}</pre></details>"
+    body = f'<div class="mcp-body">{body}{flag}</div>'
     return (
         f'<div class="{" ".join(classes)}" data-n="{event.n}"><span class="mcp-at">{event.at:.3f} s</span>'
         f'<span class="mcp-n">#{event.n}</span><span>{ARROWS[event.direction]}</span>'

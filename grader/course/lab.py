@@ -113,11 +113,17 @@ def exhibit(name: str) -> list[str]:
     return command(name)
 
 
-def inspect(argv: Sequence[str], frames: Sequence[Any] | None = None, against: Sequence[str] | None = None) -> None:
+def inspect(
+    argv: Sequence[str],
+    frames: Sequence[Any] | None = None,
+    against: Sequence[str] | None = None,
+    timeout: float = REPLY_TIMEOUT,
+) -> None:
     """Show a session with ``argv`` in the wire inspector: each frame with its time, pretty-printed on a
     click, requests linked to replies; with ``against``, that server's session beside it and the first
     frame that differs, with the rule it breaks. A box below sends any line you type to a live copy.
-    The frames default to the handshake and a ping. Where no widgets show, it prints the transcript."""
+    The frames default to the handshake and a ping; ``timeout`` bounds the wait for each reply. Where no
+    widgets show, the transcript is the output."""
     from .inspector import show
 
     script = (
@@ -125,7 +131,7 @@ def inspect(argv: Sequence[str], frames: Sequence[Any] | None = None, against: S
         if frames is not None
         else [initialize(id=1), notification("notifications/initialized"), request("ping", id=2)]
     )
-    show(argv, script, against)
+    show(argv, script, against, timeout=timeout)
 
 
 def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None:

@@ -120,7 +120,9 @@ def _missing(sent: Event, b: Event | None, learner: Timeline, step: int) -> tupl
         return check, f"the reply came {slow[0].at - sent.at:.1f} s after the request, too late for the wait"
     here = [e for e in learner.events if e.step == step]
     if any(e.kind == "send-failed" or (e.kind == "timeout" and "exited" in e.text) for e in here):
-        return "survives-bad-input", "the server exited instead of answering (see its stderr)"
+        bad = sent.kind in ("not-json", "invalid", "batch", "response")
+        check = "survives-bad-input" if bad else _check_for(_method(sent), b.message if b is not None else None)
+        return check, "the server exited instead of answering (its stderr, the 2> lines, says why)"
     if sent.kind == "request" and sent.message["id"] in (0, ""):
         shown = describe_id(sent.message["id"])
         return "id-echo", f"no reply to the id {shown}: it is a valid id (an `if not id:` test?)"

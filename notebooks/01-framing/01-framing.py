@@ -181,6 +181,23 @@ lab.watch(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping
 # %% id=watch-reference
 lab.watch(lab.reference(), [lab.initialize(id=1), lab.request("ping", id=2)])
 
+# %% [markdown] id=inspect-flush-md
+# ### The same two servers in the wire inspector
+#
+# The inspector sends the same two requests to the broken server and to the reference, and shows
+# the two sessions side by side. Each row is one event with its time: `→` a frame the client sent,
+# `←` a frame the server wrote, `2>` a line on stderr, `··` a note (no reply in time, stdin closed,
+# the exit). `#1 (#7)` means frame 1 is answered by frame 7. Click a frame to see it
+# pretty-printed.
+#
+# Look at the red box first: it names the first frame where the broken server parts from the
+# reference, the rule it breaks (`stdout-flush`) and the fix. Then find the two replies: they are
+# there, at the very end, after `stdin closed`. Below the sessions you can type any line, press
+# *Send*, and see what a live copy of the broken server does with it.
+
+# %% id=inspect-flush
+lab.inspect(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)], against=lab.reference(), timeout=1.5)
+
 # %% [markdown] id=process-tests
 # ## 4. Your framing in a real server
 #

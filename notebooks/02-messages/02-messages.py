@@ -94,6 +94,32 @@ lab.setup("02")
 # next line is read as if nothing happened. A host that sees the server die on one bad line shows
 # the user "server disconnected", and the user has no idea why.
 
+# %% [markdown] id=inspect-md
+# ### Watch it on the wire
+#
+# The cell below sends the course's server a request with the id `"7"`, a notification, a line
+# that is not JSON, a request with `"id": null` and a misspelt method, and shows the exchange as a
+# timeline in the wire inspector. A request and its reply point at each other: `#1 (#3)` means
+# frame 1 is answered by frame 3. The notification has no partner: nothing answers it. The two
+# error replies carry `"id": null`, because the server could not read an id. Click a frame to see
+# it pretty-printed.
+#
+# Then type your own lines into the box below it and press *Send*. Predict each reply first:
+# `{"jsonrpc":"2.0","id":0,"method":"ping"}`, the same with the id `1.5`, `[]`,
+# `{"jsonrpc":"2.0","id":5,"result":{}}` (a response: what does a server owe it?).
+
+# %% id=inspect
+lab.inspect(
+    lab.reference(),
+    [
+        lab.request("ping", id="7"),
+        lab.notification("notifications/initialized"),
+        "hello?",
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+        lab.request("tools/lisst", id=3),
+    ],
+)
+
 # %% [markdown] id=task
 # ### Your turn: `handle_line`
 #

@@ -192,6 +192,32 @@ if __name__ == "__main__":
 # %% id=try-it
 lab.watch(lab.program("server"), [lab.initialize(id=1), lab.notification("notifications/initialized"), lab.request("ping", id=2)])
 
+# %% [markdown] id=inspect-md
+# ### Your server beside the reference
+#
+# The wire inspector runs one script against your `server.py` and against the course's reference
+# server, side by side: an `initialize` asking for a revision nobody knows (1999-01-01), the
+# `initialized` notification, a ping with the id `"7"`, and a second `initialize`. Names and
+# capabilities may differ (yours has no tools yet); what the rules fix may not: the revision
+# agreed, the ids, silence after a notification, the error for a second `initialize`, the exit
+# when stdin closes.
+#
+# A red box names the first frame where your server parts from the reference, the rule it breaks
+# and the fix; a green box says they agree. Until `server.py` is written, read the stderr lines
+# (`2>`): the traceback says which function is still missing.
+
+# %% id=inspect
+lab.inspect(
+    lab.program("server"),
+    [
+        lab.initialize("1999-01-01", id=1),
+        lab.notification("notifications/initialized"),
+        lab.request("ping", id="7"),
+        lab.initialize(id=2),
+    ],
+    against=lab.reference(),
+)
+
 # %% test id=test_negotiate points=2
 from grader.course import stage03
 
