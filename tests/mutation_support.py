@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,8 +32,9 @@ MUTANTS_ROOT = Path(__file__).resolve().parent.parent  # the mutated copy (mutan
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if HITS_ENV not in os.environ:
-        os.environ[HITS_ENV] = tempfile.mkdtemp(prefix="mutmut-child-hits-")
+    hits = MUTANTS_ROOT / "child-hits"  # inside mutants/, which make mutate removes first
+    hits.mkdir(exist_ok=True)
+    os.environ[HITS_ENV] = str(hits)
     path = [str(SITE), str(MUTANTS_ROOT)]
     if os.environ.get("PYTHONPATH"):
         path.append(os.environ["PYTHONPATH"])
@@ -66,11 +65,8 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    folder = os.environ.get(HITS_ENV)
-    if folder and os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
         _take_child_hits()  # hits after the last test belong to none
-    if folder and not any(Path(folder).iterdir()):
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- the score (python tests/mutation_support.py [MUTANTS_DIR]) ---------------------------------------
