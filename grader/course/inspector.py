@@ -196,7 +196,6 @@ class Inspector:
 
         send.on_click(on_send)
         end.on_click(on_end)
-        line.on_submit(on_send)
         box = widgets.VBox([recorded, widgets.HBox([line, send, end]), live])
         box.add_class("mcp-inspector")
         return box

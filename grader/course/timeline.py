@@ -130,33 +130,25 @@ def _decode(data: bytes) -> tuple[Any, bool, str]:
     return message, True, "not strict JSON in UTF-8 (NaN, Infinity or bad bytes)"
 
 
-def sent_kind(message: Any, is_json: bool) -> str:
-    """What a client's line is: request, notification, response, batch, or invalid/not-json."""
+def kind_of(message: Any, is_json: bool, sent: bool) -> str:
+    """What a line is. Sent by the client: request, notification, response, batch, invalid or not-json;
+    written by the server: response, error, batch, server-request, server-notification, invalid or not-json."""
     if not is_json:
         return "not-json"
     if isinstance(message, list):
         return "batch"
     if not isinstance(message, dict):
         return "invalid"
+    if not sent:
+        if "method" in message:
+            return "server-request" if "id" in message else "server-notification"
+        return "error" if "error" in message else "response" if "result" in message else "invalid"
     if "method" not in message:
         return "response" if "result" in message or "error" in message else "invalid"
     if "id" not in message:
         return "notification"
     ok = isinstance(message["id"], str) or (isinstance(message["id"], int) and not isinstance(message["id"], bool))
     return "request" if ok and isinstance(message["method"], str) else "invalid"
-
-
-def received_kind(message: Any, is_json: bool) -> str:
-    """What a server's stdout line is."""
-    if not is_json:
-        return "not-json"
-    if isinstance(message, list):
-        return "batch"
-    if not isinstance(message, dict):
-        return "invalid"
-    if "method" in message:
-        return "server-request" if "id" in message else "server-notification"
-    return "error" if "error" in message else "response" if "result" in message else "invalid"
 
 
 def _near(a: Any, b: Any) -> bool:
@@ -212,7 +204,7 @@ class Recorder:
             self.timeline.steps = self.step
             data = to_bytes(frame)
             message, is_json, _ = _decode(data.rstrip(b"\n"))
-            kind = sent_kind(message, is_json)
+            kind = kind_of(message, is_json, sent=True)
             sent = self._add("sent", kind, self._now(), data=data.rstrip(b"\n"), message=message)
             if kind == "request":
                 self._pending.append(sent)
@@ -262,7 +254,7 @@ class Recorder:
     # -- receiving -------------------------------------------------------------------------------
     def _received(self, data: bytes, at: float) -> Event:
         message, is_json, strict = _decode(data)
-        kind = received_kind(message, is_json)
+        kind = kind_of(message, is_json, sent=False)
         event = self._add("received", kind, at, data=data, message=message)
         flags = []
         if not is_json:
