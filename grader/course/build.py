@@ -27,6 +27,11 @@ from typing import Any
 
 from .notebook import parse, write
 
+try:
+    import fcntl
+except ImportError:  # Windows: no lock (one learner, one terminal)
+    fcntl = None  # type: ignore[assignment]
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 PRIVATE_COURSE = ROOT / "build" / "course"
@@ -173,15 +178,21 @@ def generate(course: Path, names: list[str]) -> None:
 
 
 def release(private: Path = PRIVATE_COURSE) -> Path:
-    """Bring the private course's release up to date with ``notebooks/``; return its release folder."""
+    """Bring the private course's release up to date with ``notebooks/``; return its release folder.
+
+    One process at a time (a lock file): two ``mcp-lab lab`` started together (two terminals, two
+    test workers) would otherwise run nbgrader on the same course at once."""
     stamps = private / "stamps"
     stamps.mkdir(parents=True, exist_ok=True)
-    stale = [s for s in stages() if _stamp(stamps, s) != s.digest() or not (private / "release" / s.name).exists()]
-    if stale:
-        write_course(private, stale)
-        generate(private, [s.name for s in stale])
-        for stage in stale:
-            (stamps / stage.name).write_text(stage.digest(), encoding="utf-8")
+    with open(private / ".release.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        stale = [s for s in stages() if _stamp(stamps, s) != s.digest() or not (private / "release" / s.name).exists()]
+        if stale:
+            write_course(private, stale)
+            generate(private, [s.name for s in stale])
+            for stage in stale:
+                (stamps / stage.name).write_text(stage.digest(), encoding="utf-8")
     return private / "release"
 
 
