@@ -1,23 +1,58 @@
 """The check catalogue: every check's stable id, what must hold, the rule behind it, the fix.
 
-Ids are a contract (other tools and tests key on them); the words may improve. Rules name the
-revision they come from: the course teaches MCP 2025-11-25.
+Ids are a contract (other tools and tests key on them); the words may improve. Each check names
+the keyword behind its main rule and where that rule is written (page and revision, or JSON-RPC
+2.0 section); findings of a check under another rule (a SHOULD beside the MUST, a point where
+revisions disagree) name it in ``also``. Only a MUST or a schema violation may fail a check (see
+:mod:`grader.severity`). Fixes are worded for Python servers, with Node and neutral wording
+where the Python one would mean nothing.
 
     >>> CHECKS["id-echo"].holds
     'ids 0, 42, "abc", "7" come back with the same value and the same JSON type'
+    >>> CHECKS["tool-names"].main.keyword
+    'SHOULD'
+    >>> CHECKS["exit-on-eof"].fix_for("node")
+    "exit when stdin ends: process.stdin.on('end', () => process.exit(0))"
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .severity import Rule
 
 
 @dataclass(frozen=True)
 class Check:
     id: str
     holds: str  # what must hold, in one line
-    rule: str  # where the rule comes from
-    fix: str  # what to change when it fails
+    keyword: str  # the main rule's keyword: MUST, SHOULD, schema, recommendation, ...
+    source: str  # where the main rule is written
+    rule: str  # what the rule says, in words
+    fix: str  # what to change when it fails (Python wording)
+    node: str = ""  # the fix for a Node server, where it differs
+    neutral: str = ""  # the fix for a server in an unknown language, where it differs
+    also: Mapping[str, Rule] = field(default_factory=dict)  # other rules some findings follow
+
+    @property
+    def main(self) -> Rule:
+        return Rule(self.keyword, self.source, self.rule)
+
+    def rule_named(self, name: str) -> Rule:
+        """``"main"`` or a key of ``also``."""
+        return self.main if name == "main" else self.also[name]
+
+    def fix_for(self, language: str, rule: Rule | None = None) -> str:
+        """The fix in the wording of ``language`` ("python", "node" or "neutral"), or the fix
+        of ``rule`` where that rule has its own."""
+        if rule is not None and rule.fix:
+            return rule.fix
+        if language == "node":
+            return self.node or self.neutral or self.fix
+        if language == "neutral":
+            return self.neutral or self.fix
+        return self.fix
 
 
 _STDIO = "MCP 2025-11-25, Transports > stdio"
@@ -25,6 +60,13 @@ _BASE = "MCP 2025-11-25, Base Protocol"
 _RPC = "JSON-RPC 2.0 section 5"
 _LIFE = "MCP 2025-11-25, Lifecycle"
 _TOOLS = "MCP 2025-11-25, Server Features > Tools"
+_SHOP = "MCP Wire Lab shop contract (design.md)"
+_HOSTS = "host limits and field practice"
+_NO_REPLY = Rule(
+    "MUST",
+    "JSON-RPC 2.0 section 4.1; MCP 2025-11-25, Base Protocol > Responses",
+    "a request (not a notification) MUST get a response",
+)
 
 CHECKS: dict[str, Check] = {
     c.id: c
@@ -32,209 +74,372 @@ CHECKS: dict[str, Check] = {
         Check(
             "stdout-json-lines",
             "every stdout line is exactly one JSON-RPC message (an object)",
-            f"{_STDIO}: the server MUST NOT write anything to stdout that is not a valid MCP message; "
+            "MUST NOT",
+            _STDIO,
+            "the server MUST NOT write anything to stdout that is not a valid MCP message; "
             "messages are delimited by newlines and MUST NOT contain embedded newlines",
             "send logs, banners and debug prints to stderr (print(..., file=sys.stderr), logging with "
             "stream=sys.stderr); serialise with json.dumps(msg) and no indent=; one message per write",
+            node="send logs to stderr (console.error, never console.log); serialise with JSON.stringify(msg) "
+            "and no indent argument; one message per write",
+            neutral="send logs, banners and debug output to stderr; serialise each message compactly (no "
+            "pretty-printing) and write one message per line",
         ),
         Check(
             "stdout-silent-at-start",
             "nothing on stdout before the first request",
-            f"{_STDIO}: stdout carries only MCP messages, and a server speaks only to answer",
+            "MUST",
+            f"{_LIFE} > Initialization; {_STDIO}",
+            "the initialization phase MUST be the first interaction between client and server, and "
+            "stdout carries only MCP messages",
             "remove start-up prints (banners, 'Server started'); log them to stderr instead",
+            node="remove start-up console.log calls (banners, 'Server started'); use console.error",
         ),
         Check(
             "stdout-flush",
             "each reply arrives while stdin is still open (PYTHONUNBUFFERED removed)",
-            f"{_STDIO}: messages are exchanged while the connection is open; stdout to a pipe is "
-            "block-buffered, so an unflushed reply sits in the buffer until the process exits",
+            "MUST",
+            f"{_LIFE} > Initialization; {_STDIO}",
+            "the server MUST respond to initialize; stdout to a pipe is block-buffered, so an unflushed "
+            "reply sits in the buffer until the process exits and the client never sees it",
             "call sys.stdout.flush() (or sys.stdout.buffer.flush()) after writing every message",
+            node="write each message with process.stdout.write and never buffer replies yourself",
+            neutral="flush stdout after writing every message",
         ),
         Check(
             "stdout-line-ending",
             'output lines end in "\\n", not "\\r\\n"',
-            f"{_STDIO}: messages are delimited by newlines; strict clients (Go) reject a trailing \\r",
+            "recommendation",
+            f"{_STDIO}; {_HOSTS}",
+            'messages are delimited by newlines; a "\\r" before it is JSON whitespace, but strict '
+            "clients (Go) reject it",
             'write json.dumps(msg) + "\\n" to sys.stdout.buffer (binary: no newline translation)',
+            node='write JSON.stringify(msg) + "\\n" (never os.EOL, which is "\\r\\n" on Windows)',
+            neutral='end every message with "\\n" alone and write stdout in binary mode (no newline translation)',
         ),
         Check(
             "stdout-strict-json",
             "valid UTF-8, no NaN or Infinity, no lone surrogates",
-            f"{_STDIO}: messages MUST be UTF-8 encoded; RFC 8259 JSON has no NaN/Infinity",
+            "MUST",
+            f"{_STDIO}; RFC 8259",
+            "messages MUST be UTF-8 encoded and valid MCP messages; RFC 8259 JSON has no NaN/Infinity",
             "json.dumps(msg, allow_nan=False) and encode the text as UTF-8; replace NaN with null",
+            node="JSON.stringify already writes null for NaN; write strings as UTF-8 and never split a "
+            "surrogate pair when cutting text",
+            neutral="serialise with a strict JSON encoder (no NaN or Infinity) and encode the text as UTF-8",
+            also={
+                "surrogate": Rule(
+                    "recommendation",
+                    "RFC 8259 section 8.2",
+                    "a lone surrogate escape is valid JSON text, but receivers behave unpredictably",
+                )
+            },
         ),
         Check(
             "stdout-line-size",
-            "no stdout line above 64 KiB (warning) or 10 MiB (failure)",
-            "host limits: asyncio readers stop at 64 KiB per line by default, the TypeScript SDK at 10 MiB",
+            "no stdout line above 64 KiB (warning) or 10 MiB (a host's hard limit)",
+            "recommendation",
+            _HOSTS,
+            "asyncio readers stop at 64 KiB per line by default, the TypeScript SDK at 10 MiB; the spec sets no limit",
             "keep replies small: paginate lists (nextCursor), cut long texts, return a resource link",
         ),
         Check(
             "encoding-utf8",
-            "non-ASCII text round-trips byte-exact, also under PYTHONIOENCODING=cp1252",
-            f"{_STDIO}: messages MUST be UTF-8 encoded (from 2025-03-26)",
+            "non-ASCII text round-trips byte-exact (for Python, also under PYTHONIOENCODING=cp1252)",
+            "MUST",
+            f"{_STDIO}; MCP 2025-11-25, Transports",
+            "JSON-RPC messages MUST be UTF-8 encoded (a MUST since revision 2025-03-26, kept in 2025-11-25)",
             "read sys.stdin.buffer and write sys.stdout.buffer, decoding and encoding UTF-8 yourself; "
-            "never rely on the platform's text encoding",
+            "never rely on the platform's text encoding (cp1252 on many Windows machines)",
+            node="read stdin as UTF-8 (process.stdin.setEncoding('utf8') or a TextDecoder that keeps "
+            "partial characters across chunks) and write strings, which Node encodes as UTF-8",
+            neutral="read and write stdin/stdout as bytes, decoding and encoding UTF-8 yourself; never rely "
+            "on the platform's text encoding",
         ),
         Check(
             "envelope",
             'every message has jsonrpc "2.0"; a response has exactly one of result/error; an error '
             "has an integer code and a string message",
+            "MUST",
             f"{_BASE} > Messages; {_RPC}",
+            "all messages MUST follow JSON-RPC 2.0; a response MUST set exactly one of result and error; "
+            "error codes MUST be integers",
             'build replies as {"jsonrpc": "2.0", "id": id, "result": r} or {"jsonrpc": "2.0", "id": id, '
             '"error": {"code": int, "message": str}}; never both, never "error": null',
+            also={
+                "error-id": Rule(
+                    "revisions disagree",
+                    "MCP 2025-06-18 schema.ts JSONRPCError (id required); MCP 2025-11-25 schema.ts "
+                    "JSONRPCErrorResponse (id optional); JSON-RPC 2.0 section 5 (id null when unknown)",
+                    "an error response carries the request's id; when the id could not be read, JSON-RPC "
+                    "2.0 says null, MCP up to 2025-06-18 requires an id, 2025-11-25 lets it be left out",
+                )
+            },
         ),
         Check(
             "id-echo",
             'ids 0, 42, "abc", "7" come back with the same value and the same JSON type',
-            f"{_BASE} > Responses: a response MUST include the same ID as the request it answers",
+            "MUST",
+            f"{_BASE} > Responses",
+            "a response MUST include the same ID as the request it answers",
             "copy request['id'] into the reply unchanged: no int(), no str(), no `or`-defaults (0 is a valid id)",
+            node="copy msg.id into the reply unchanged: no Number(), no String(), no `||` defaults (0 is a valid id)",
+            neutral="copy the request's id into the reply unchanged, with its JSON type (0 is a valid id)",
         ),
         Check(
             "notification-silence",
             "no reply to notifications (initialized, unknown ones, cancelled)",
-            f"{_BASE} > Notifications: the receiver MUST NOT send a response; {_RPC}",
+            "MUST NOT",
+            f"{_BASE} > Notifications; {_RPC}",
+            "the receiver of a notification MUST NOT send a response",
             'a message without an "id" member is a notification: handle it (or ignore it) and write nothing, '
             'not even an error; test with `"id" in msg`',
+            node="a message without an id member is a notification: handle or ignore it and write nothing; "
+            "test with `'id' in msg`, not `msg.id == null`",
+            neutral="a message without an id member is a notification: handle or ignore it and write nothing, "
+            "not even an error",
         ),
         Check(
             "parse-error",
-            "a line that is not JSON gets -32700 with id null",
-            f"{_RPC}: Parse error -32700; the id is null when it could not be read",
+            "a line that is not JSON gets -32700 with id null (or, from 2025-11-25, no id)",
+            "MUST",
+            f"JSON-RPC 2.0 sections 4.1 and 5.1; {_BASE} > Responses",
+            "the server MUST reply to a request; a line that cannot be parsed gets Parse error -32700, "
+            "with id null when the id could not be read",
             "wrap json.loads in try/except and answer "
+            '{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
+            node="wrap JSON.parse in try/catch and answer "
+            '{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
+            neutral="catch the JSON parser's error and answer "
             '{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
         ),
         Check(
             "invalid-request",
             "JSON that is not a valid request (no method, null id, float id) gets -32600",
-            f"{_RPC}: Invalid Request -32600; MCP: a request id is a string or an integer, never null",
+            "MUST",
+            f"JSON-RPC 2.0 sections 4.1 and 5.1; {_BASE} > Requests",
+            "the server MUST reply to a request; JSON that is not a valid Request object gets Invalid "
+            "Request -32600; an MCP request id MUST be a string or an integer, never null",
             "validate the envelope before dispatching: method must be a string; an id present must be a "
             "string or an integer",
         ),
         Check(
             "method-not-found",
             "an unknown method gets -32601",
-            f"{_RPC}: Method not found -32601",
+            "schema",
+            f"{_RPC}.1 (pre-defined codes); MCP 2025-11-25 schema.ts METHOD_NOT_FOUND",
+            "-32601 is the code defined for a method that does not exist",
             "answer unknown methods with code -32601 (not -32602, not silence)",
         ),
         Check(
             "survives-bad-input",
             "after every bad input the server still answers ping",
-            f"{_RPC}: errors are answers, not crashes; hosts show 'transport closed' when a server dies",
+            "MUST",
+            "MCP 2025-11-25, Utilities > Ping",
+            "the receiver of a ping MUST respond promptly; a server that died on a bad line answers nothing",
             "catch errors per line and keep reading; never let one message end the loop",
         ),
         Check(
             "initialize-result",
             "initialize returns protocolVersion, a capabilities object, serverInfo with name and version",
-            f"{_LIFE} > Initialization",
+            "MUST",
+            f"{_LIFE} > Initialization; MCP 2025-11-25 schema.ts InitializeResult",
+            "the server MUST respond with its own capabilities and information",
             'return {"protocolVersion": ..., "capabilities": {...}, "serverInfo": {"name": ..., "version": ...}}',
+            also={
+                "schema": Rule(
+                    "schema",
+                    "MCP 2025-11-25 schema.ts InitializeResult",
+                    "protocolVersion, capabilities and serverInfo {name, version} are required",
+                )
+            },
         ),
         Check(
             "version-negotiation",
             "a supported requested version is echoed; an unknown one gets a version the server supports",
-            f"{_LIFE} > Version Negotiation: if the server supports the requested version it MUST respond with "
-            "the same version, otherwise with another version it supports (SHOULD be its latest)",
+            "MUST",
+            f"{_LIFE} > Version Negotiation",
+            "if the server supports the requested version it MUST respond with the same version, otherwise "
+            "with another version it supports (SHOULD be its latest)",
             "keep a list of supported revisions; answer the requested one if it is in the list, else your latest",
+            also={
+                "latest": Rule(
+                    "SHOULD",
+                    f"{_LIFE} > Version Negotiation",
+                    "an unsupported proposal is answered with another version, which SHOULD be the latest",
+                )
+            },
         ),
         Check(
             "capabilities-match",
             "tools declared if and only if tools/list is served (likewise prompts and resources)",
-            f"{_LIFE} > Capability Negotiation; {_TOOLS}: servers that support tools MUST declare the tools capability",
+            "MUST",
+            f"{_TOOLS} > Capabilities; {_LIFE} > Capability Negotiation",
+            "servers that support tools MUST declare the tools capability (likewise prompts and resources)",
             'declare "capabilities": {"tools": {}} when you serve tools/list; declare nothing you do not serve',
+            also={
+                "unserved": Rule(
+                    "recommendation",
+                    f"{_LIFE} > Capability Negotiation",
+                    "a declared capability that is not served misleads the client (no MUST says so)",
+                )
+            },
         ),
         Check(
             "ping",
             "ping gets an empty result {}",
-            "MCP 2025-11-25, Utilities > Ping: the receiver MUST respond promptly with an empty response",
+            "MUST",
+            "MCP 2025-11-25, Utilities > Ping",
+            "the receiver MUST respond promptly with an empty response",
             'answer {"jsonrpc": "2.0", "id": id, "result": {}}, before and after initialize',
         ),
         Check(
             "startup-time",
-            "the initialize reply comes within 1.5 s (warning past it, failure past 10 s)",
-            "host timeouts: Cline allows 1.5 s, Codex 10 s, others up to 60 s",
+            "the initialize reply comes within 1.5 s on a warm start (a warning past it)",
+            "recommendation",
+            _HOSTS,
+            "hosts time the start: Cline allows 1.5 s, Codex 10 s, others up to 60 s; the spec sets no limit",
             "read stdin first and answer initialize at once; do heavy work lazily, on the first tool call",
         ),
         Check(
             "no-early-server-requests",
             "the server sends no requests of its own before notifications/initialized",
-            f"{_LIFE} > Initialization: the server SHOULD NOT send requests other than pings and logging "
-            "before receiving the initialized notification",
+            "SHOULD NOT",
+            f"{_LIFE} > Initialization",
+            "the server SHOULD NOT send requests other than pings and logging before receiving the "
+            "initialized notification",
             "wait for notifications/initialized (and a declared client capability) before roots/list, "
             "sampling or elicitation; never block on the answer",
         ),
         Check(
             "stderr-volume",
             "stderr is drained and measured; above 64 KiB during the handshake is a warning",
-            f"{_STDIO}: the server MAY write logs to stderr; hosts that do not drain it deadlock when "
-            "the pipe (4-64 KiB) fills",
+            "recommendation",
+            f"{_STDIO}; {_HOSTS}",
+            "the server MAY write logs to stderr; hosts that do not drain it deadlock when the pipe (4-64 KiB) fills",
             "log less at start-up (INFO, not DEBUG), or log to a file",
         ),
         Check(
             "exit-on-eof",
-            "after stdin closes the process exits within 2 s with status 0",
-            f"{_LIFE} > Shutdown (stdio): the client closes the server's stdin, waits, then sends SIGTERM",
+            "after stdin closes the process exits (within 2 s, or once the work in flight ends), status 0",
+            "SHOULD",
+            "MCP 2026-07-28, Transports > stdio > Shutdown (2025-11-25 Lifecycle > Shutdown has the "
+            "client close stdin, then SIGTERM)",
+            "servers SHOULD exit promptly when their standard input is closed or reads return end-of-file",
             "end the loop when readline() returns b'' (for line in sys.stdin.buffer ends by itself) and "
             "return normally",
+            node="exit when stdin ends: process.stdin.on('end', () => process.exit(0))",
+            neutral="leave the read loop at end of input (a read that returns nothing) and exit with status 0",
         ),
         Check(
             "tools-list",
             'tools/list returns {"tools": [...]}; every inputSchema is type "object" and a valid JSON Schema',
-            f"{_TOOLS} > Listing Tools; Data Types > Tool: inputSchema is a JSON Schema object",
+            "schema",
+            f"{_TOOLS} > Tool; MCP 2025-11-25 schema.ts Tool.inputSchema",
+            'inputSchema MUST be a valid JSON Schema object, with type "object"',
             'give every tool "inputSchema": {"type": "object", "properties": {...}} (no parameters: '
             '{"type": "object", "additionalProperties": false})',
         ),
         Check(
             "tool-names",
             "tool names match ^[A-Za-z0-9_-]{1,64}$ and are unique",
-            f"{_TOOLS} > Tool Names (1-128 of A-Za-z0-9_.-); many hosts and model APIs accept only "
-            "^[A-Za-z0-9_-]{1,64}$",
+            "SHOULD",
+            f"{_TOOLS} > Tool Names",
+            "names SHOULD be 1-128 characters of A-Za-z0-9_.- and SHOULD be unique within a server; many "
+            "hosts and model APIs accept only ^[A-Za-z0-9_-]{1,64}$",
             "rename tools to letters, digits, _ and -, at most 64 characters, each name once",
         ),
         Check(
             "tools-call-result",
             "results are {content: [typed items], isError?}; stdout stays clean during calls",
-            f"{_TOOLS} > Tool Result: content is a list of items with a type (text, image, audio, "
-            "resource_link, resource)",
+            "schema",
+            f"{_TOOLS} > Tool Result; MCP 2025-11-25 schema.ts CallToolResult",
+            "content is a list of items with a type (text, image, audio, resource_link, resource)",
             'return {"content": [{"type": "text", "text": "..."}]}; keep subprocesses off your stdout '
             "(stdout=subprocess.PIPE or DEVNULL, stdin=DEVNULL)",
+            node='return {content: [{type: "text", text: "..."}]}; keep child processes off your stdout '
+            "(spawn with stdio: ['ignore', 'pipe', 'inherit'])",
+            neutral='return {"content": [{"type": "text", "text": "..."}]}; keep child processes off your stdout',
+            also={
+                "stdout": Rule("MUST NOT", _STDIO, "nothing but MCP messages on stdout, also during tool calls"),
+                "no-reply": _NO_REPLY,
+                "slow": Rule(
+                    "SHOULD",
+                    f"{_LIFE} > Timeouts",
+                    "the spec bounds no tool's run time; a client that gives up SHOULD send "
+                    "notifications/cancelled and stop waiting",
+                    "answer quickly, or report progress (notifications/progress) and stop work on "
+                    "notifications/cancelled; a longer --call-timeout lets the checker wait",
+                ),
+            },
         ),
         Check(
             "unknown-tool",
-            "calling a tool that does not exist gets -32602",
-            f"{_TOOLS} > Error Handling: unknown tools are protocol errors (the spec's example uses -32602)",
+            "calling a tool that does not exist gets a protocol error (the spec's example: -32602)",
+            "described",
+            f"{_TOOLS} > Error Handling (2025-06-18 and 2025-11-25)",
+            "unknown tools are listed under protocol errors, with no MUST; the spec's example uses -32602",
             "answer tools/call with an unknown name with a JSON-RPC error, code -32602, naming the tool",
+            also={"no-reply": _NO_REPLY},
         ),
         Check(
             "tool-error-kind",
-            "arguments that break the inputSchema get isError (2025-11-25) or -32602 (older revisions)",
-            f"{_TOOLS} > Error Handling (2025-11-25, SEP-1303): input validation errors are tool execution "
-            "errors, so the model can correct itself; before 2025-11-25 they were protocol errors",
-            "validate arguments against the inputSchema; answer per negotiated revision: isError result "
-            "from 2025-11-25, -32602 before",
+            "arguments that break the inputSchema are refused: isError (2025-11-25), isError or -32602 (older)",
+            "MUST",
+            f"{_TOOLS} > Security Considerations (2025-06-18 and 2025-11-25)",
+            "servers MUST validate all tool inputs: arguments that break the inputSchema never succeed",
+            "validate arguments against the inputSchema; answer an isError result whose text says what is "
+            "wrong (2025-11-25), or -32602 for sessions on older revisions",
+            also={
+                "kind": Rule(
+                    "revisions disagree",
+                    f"{_TOOLS} > Error Handling (2025-06-18: invalid arguments under protocol errors and "
+                    "invalid input under tool execution errors; 2025-11-25, SEP-1303: input validation "
+                    "errors are tool execution errors)",
+                    "no MUST either way: 2025-11-25 calls its choice a clarification",
+                ),
+                "no-reply": _NO_REPLY,
+            },
         ),
         Check(
             "shop-contract",
             "(shop servers) the tool set and answers match the course database; an unknown status is isError",
-            "MCP Wire Lab shop contract (design.md), and Tools > Error Handling for the unknown status",
+            "MUST",
+            f"{_SHOP}; {_TOOLS} > Error Handling for the unknown status",
+            "a shop server answers from the course database; an unknown status is a tool execution error",
             "answer from the course database with parameterised queries; an unknown status is a tool "
             "execution error (isError: true) whose text lists the valid statuses",
         ),
         Check(
             "shop-read-only",
             "(shop servers) no tool call can change the database",
-            "MCP Wire Lab shop contract: the database is opened read-only",
+            "MUST",
+            _SHOP,
+            "the database is opened read-only and no tool call changes it",
             "open the database with sqlite3.connect('file:PATH?mode=ro', uri=True) and use ? placeholders",
         ),
         Check(
             "structured-output",
             "where a tool declares an outputSchema, its successful results carry structuredContent that "
             "conforms to it, and the same JSON as text (sessions on 2025-06-18 or later)",
-            f"{_TOOLS} > Output Schema: if an output schema is provided, servers MUST provide structured "
-            "results that conform to it; Structured Content: a tool that returns structured content SHOULD "
-            "also return the serialized JSON in a text block (both exist from revision 2025-06-18)",
+            "MUST",
+            f"{_TOOLS} > Output Schema (from 2025-06-18)",
+            "if an output schema is provided, servers MUST provide structured results that conform to it",
             'return {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": value} '
             "with value a JSON object that fits the outputSchema (check it with jsonschema); write the schema "
             "from what the tool really returns (optional members not required, null where it can be null); "
             "leave both out for sessions on 2025-03-26 and 2024-11-05",
+            node='return {content: [{type: "text", text: JSON.stringify(value)}], structuredContent: value} '
+            "with value an object that fits the outputSchema; leave both out for sessions before 2025-06-18",
+            neutral="return the value as structuredContent (a JSON object that fits the outputSchema) and the "
+            "same JSON as a text block; leave both out for sessions before 2025-06-18",
+            also={
+                "text-block": Rule(
+                    "SHOULD",
+                    f"{_TOOLS} > Structured Content (from 2025-06-18)",
+                    "a tool that returns structured content SHOULD also return the serialized JSON in a text block",
+                )
+            },
         ),
     ]
 }

@@ -1,7 +1,8 @@
 """``mcp-lab check``: run every probe against a server command and collect the verdicts.
 
 The probes run in parallel, each in a fresh process of the server; every wait is bounded, so a
-server that hangs, floods, crashes or forks gives verdicts, never a hung checker.
+server that hangs, floods, crashes or forks gives verdicts, never a hung checker. A launcher
+(npx, uvx, pipx run, ...) is started once alone first, so that it downloads only once.
 
     >>> import sys
     >>> report = run_check([sys.executable, "-m", "reference.server"])
@@ -18,9 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import CALL_TIMEOUT
 from .bad_input import run_bad_input
 from .context import STARTUP_WARN, Context
 from .encoding import run_encoding
+from .language import server_language
+from .launcher import is_launcher, warm_up
 from .main_session import MainSession
 from .shop_contract import ShopTruth, judge_digest
 from .stdout_rules import judge_lines
@@ -35,6 +39,7 @@ class Report:
     wall_seconds: float = 0.0
     probes: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  # checker bugs, for stderr
+    language: str = "python"  # the server's language, as far as the command tells (for fix wording)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -52,10 +57,13 @@ class Report:
         }
 
 
-def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = False) -> Report:
+def run_check(
+    argv: Sequence[str], timeout: float = 3.0, call_tools: bool = False, call_timeout: float = CALL_TIMEOUT
+) -> Report:
     """Check ``argv`` as a stdio MCP server. Raises OSError if the command cannot be started."""
     started = time.monotonic()
-    ctx = Context(list(argv), timeout=timeout, call_tools=call_tools)
+    ctx = Context(list(argv), timeout=timeout, call_tools=call_tools, call_timeout=call_timeout)
+    language = ctx.language = server_language(argv)
     truth = ShopTruth.load()
     digest = truth.digest()
     negotiation = Negotiation()
@@ -64,7 +72,7 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
     jobs: list[Callable[[], None]] = [
         lambda: run_bad_input(ctx, first_up),
         main.run,
-        lambda: run_encoding(ctx),
+        *([lambda: run_encoding(ctx)] if language == "python" else []),  # PYTHONIOENCODING means nothing else
         *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
     ]
     errors: list[OSError] = []
@@ -79,15 +87,18 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
             internal.append(traceback.format_exc(limit=-3))
 
     threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
-    # The start-up probe runs alone until initialize is answered, so that the other processes
-    # starting at the same moment on a small machine do not slow its start-up timing.
     try:
-        threads[0].start()
-        first_up.wait(STARTUP_WARN)
-        for thread in threads[1:]:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        if is_launcher(argv):
+            guarded(lambda: warm_up(ctx))  # the launcher downloads once, alone
+        if not errors:
+            # The start-up probe runs alone until initialize is answered, so that the other
+            # processes starting at the same moment on a small machine do not slow its timing.
+            threads[0].start()
+            first_up.wait(STARTUP_WARN)
+            for thread in threads[1:]:
+                thread.start()
+            for thread in threads:
+                thread.join()
     except BaseException:
         # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
@@ -99,10 +110,11 @@ def run_check(argv: Sequence[str], timeout: float = 3.0, call_tools: bool = Fals
         probe.close()  # idempotent: every probe is closed, whatever happened
     if errors:
         raise errors[0]
-    received = [item for probe in ctx.probes for item in probe.received]
-    judge_lines((i.line for i in received), (i.message for i in received if i.json_ok), ctx.findings)
+    received = [(item, probe.revision) for probe in ctx.probes for item in probe.received]
+    judge_lines((i.line for i, _ in received), ((i.message, r) for i, r in received if i.json_ok), ctx.findings)
     judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
         judge_digest(truth, digest, ctx.findings)
     results = list(ctx.findings.results().values())
-    return Report(list(argv), results, time.monotonic() - started, [p.name for p in ctx.probes], internal)
+    elapsed = time.monotonic() - started
+    return Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)

@@ -3,7 +3,7 @@
     mcp-lab serve [--db PATH]                 run the reference shop server on stdio
     mcp-lab session [--timeout S] -- CMD...   a scripted session against any server, as a transcript
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
-    mcp-lab check [--json] [--timeout S] [--call-tools] -- CMD...
+    mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
                                               check any stdio MCP server, check by check
     mcp-lab gallery list | show NAME [--reveal] | run NAME
                                               the broken-server gallery, for diagnosis practice
@@ -18,9 +18,12 @@ A wrong invocation gets one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
+
+from . import CALL_TIMEOUT
 
 
 class UsageError(Exception):
@@ -63,6 +66,14 @@ def build_parser() -> Parser:
     )
     check.add_argument("--json", action="store_true", help="print one JSON object (the stable contract)")
     check.add_argument("--timeout", type=positive_seconds, default=3.0, metavar="S", help="per reply (default 3)")
+    check.add_argument(
+        "--call-timeout",
+        type=positive_seconds,
+        default=CALL_TIMEOUT,
+        metavar="S",
+        help=f"per tools/call: a tool may run long (default {CALL_TIMEOUT:g}); "
+        "past it the call is cancelled and the check goes on",
+    )
     check.add_argument(
         "--call-tools", action="store_true", help="call every tool, not only those annotated readOnlyHint: true"
     )
@@ -145,7 +156,7 @@ def check_command(args: argparse.Namespace) -> int:
 
     command = server_command("mcp-lab check", args.server)
     try:
-        report = run_check(command, timeout=args.timeout, call_tools=args.call_tools)
+        report = run_check(command, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout)
     except OSError as exc:
         raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None
     for error in report.internal_errors:
@@ -211,8 +222,6 @@ def course_cli(args: argparse.Namespace) -> int:
 
 
 def gallery_command(args: argparse.Namespace) -> int:
-    import os
-
     from . import gallery
 
     if args.gallery_command == "list":
@@ -243,7 +252,14 @@ def gallery_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return run(sys.argv[1:] if argv is None else argv)
+        code = run(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()  # here, not at exit: a reader that went away is handled below
+        return code
+    except BrokenPipeError:
+        # The reader closed the pipe (`mcp-lab gallery list | head -1`): nothing left to say.
+        # Point stdout at /dev/null so that the flush at exit does not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a command killed by the signal reports it
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2

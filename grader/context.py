@@ -14,6 +14,7 @@ from typing import Any
 from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
+from . import CALL_TIMEOUT
 from .probe import Probe, Reply, show
 from .verdicts import Findings
 
@@ -26,10 +27,14 @@ STARTUP_FAIL = 10.0
 class Context:
     argv: list[str]
     timeout: float = 3.0  # per reply
+    call_timeout: float = CALL_TIMEOUT  # per tools/call: the spec bounds no tool's run time
     call_tools: bool = False  # call every tool, not only the read-only ones
     findings: Findings = field(default_factory=Findings)
     probes: list[Probe] = field(default_factory=list)
     closed: bool = False  # set when the run is being torn down: start no more servers
+    language: str = "python"  # the server's language as the command tells it (see language.py)
+    cold_start: float | None = None  # a launcher's first start-up, download included (seconds)
+    cold_note: str = ""  # why the warm-up start did not answer, if it did not
 
     @property
     def init_timeout(self) -> float:
@@ -44,9 +49,27 @@ class Context:
         return probe
 
 
-def initialize(probe: Probe, ctx: Context, version: str = PROTOCOL_REVISION, id: Any = 1) -> Reply:
+def initialize(
+    probe: Probe, ctx: Context, version: str = PROTOCOL_REVISION, id: Any = 1, timeout: float | None = None
+) -> Reply:
     params = {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}
-    return probe.request("initialize", params, id=id, timeout=ctx.init_timeout)
+    reply = probe.request("initialize", params, id=id, timeout=timeout or ctx.init_timeout)
+    answered = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
+    probe.revision = answered if isinstance(answered, str) else None
+    return reply
+
+
+def call_tool(probe: Probe, ctx: Context, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Reply:
+    """tools/call with the call timeout (or ``timeout``); a call still running then is cancelled,
+    and later requests on this probe wait as long, since they may queue behind the work in flight."""
+    params = {"name": name, "arguments": arguments}
+    # A fresh id per call: a late reply to a cancelled call must not pass for a later one's.
+    request_id = f"call-{name}-{sum(f.direction == 'sent' for f in probe.frames)}"
+    limit = ctx.call_timeout if timeout is None else timeout
+    reply = probe.request("tools/call", params, id=request_id, timeout=limit, give_up=True)
+    if probe.in_flight:
+        probe.timeout = max(probe.timeout, ctx.call_timeout)
+    return reply
 
 
 def list_tools(probe: Probe) -> list[dict[str, Any]] | None:

@@ -112,8 +112,10 @@ class Probe:
         self.received: list[Received] = []
         self.stdin_open = True
         self.stalled = False  # a request went unanswered: later steps are skipped, not waited for
+        self.in_flight: list[Any] = []  # ids of requests given up on (and cancelled), maybe still running
         self.child = ChildProcess(argv, env=env)  # OSError if the command cannot be started
         self.exit_code: int | None = None
+        self.revision: str | None = None  # the protocol revision initialize negotiated
 
     def __enter__(self) -> Probe:
         return self
@@ -181,12 +183,23 @@ class Probe:
         params: dict[str, Any] | None = None,
         id: Any = None,
         timeout: float | None = None,
+        give_up: bool = False,
     ) -> Reply:
-        """Send a request and wait for the reply with the same id (value *and* type)."""
+        """Send a request and wait for the reply with the same id (value *and* type).
+
+        With ``give_up``, a request still unanswered at ``timeout`` is cancelled
+        (``notifications/cancelled``) and the probe goes on: it is work in flight, not a hang.
+        """
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": id if id is not None else method, "method": method}
         if params is not None:
             message["params"] = params
-        return self.exchange(message, timeout)
+        reply = self.exchange(message, timeout)
+        if give_up and reply.message is None and reply.near_miss is None and not reply.spread and self.alive():
+            self.stalled = False
+            self.in_flight.append(message["id"])
+            reason = f"mcp-lab check: no reply within {reply.elapsed:.0f} s"
+            self.notify("notifications/cancelled", {"requestId": message["id"], "reason": reason})
+        return reply
 
     def exchange(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
         """Send ``message`` and wait for the response carrying its id."""

@@ -4,6 +4,8 @@ PASS  ping                       ping answered {}
 FAIL  notification-silence       the server answered a notification
       sent: ["notifications/initialized", ...]
       ...
+      rule: [MUST NOT] MCP 2025-11-25, Base Protocol > Notifications; ...: the receiver ...
+      fix: ... (worded for the server's language when the command tells it)
 """
 
 from __future__ import annotations
@@ -13,12 +15,24 @@ from typing import Any, TextIO
 
 from .catalogue import CHECKS
 from .check import Report
+from .severity import Rule
+from .verdicts import Result
 
 LABEL = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skip": "skip"}
-ORDER = ["sent", "received", "expected", "near_miss", "received_after_close", "problems", "differences"]
+ORDER = [
+    "sent",
+    "received",
+    "expected",
+    "near_miss",
+    "received_after_close",
+    "problems",
+    "differences",
+    "by_revision",
+]
 
 
 WIDTH = 160  # characters of one evidence value in the text report (the JSON keeps more)
+SHOWN = 8  # items of one evidence list in the text report
 
 
 def _value(value: Any) -> str:
@@ -41,18 +55,24 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
                 continue
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 out.write(f"        {key}:\n")
-                for item in value[:8]:
+                for item in value[:SHOWN]:
                     out.write(f"          {_value(item)}\n")
+                if len(value) > SHOWN:
+                    out.write(f"          ... and {len(value) - SHOWN} more (--json shows them)\n")
+            elif key == "by_revision" and isinstance(value, dict):
+                out.write("        by revision:\n")
+                for revision, verdict in value.items():
+                    out.write(f"          {revision}: {verdict['status']}: {_value(verdict['summary'])}\n")
             elif key == "stderr_tail":
                 out.write("        stderr (last lines):\n")
                 for line in str(value).strip().splitlines()[-6:]:
                     out.write(f"          | {_value(line)}\n")
             else:
                 out.write(f"        {key}: {_value(value)}\n")
-        check = CHECKS[result.id]
         if result.status in ("fail", "warn"):
-            out.write(f"        rule: {check.rule}\n")
-            out.write(f"        fix: {check.fix}\n")
+            rule = _rule(result)
+            out.write(f"        rule: {rule.label}: {rule.text}\n")
+            out.write(f"        fix: {CHECKS[result.id].fix_for(report.language, rule)}\n")
     c = report.counts
     out.write(
         f"checks: {c['pass']} pass, {c['fail']} fail, {c['warn']} warn, {c['skip']} skip "
@@ -60,10 +80,17 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
     )
 
 
+def _rule(result: Result) -> Rule:
+    return result.rule or CHECKS[result.id].main
+
+
 def write_json(report: Report, out: TextIO) -> None:
     data = report.as_json()
-    for check in data["checks"]:
+    for check, result in zip(data["checks"], report.results, strict=True):
         if check["status"] in ("fail", "warn"):
-            check["evidence"].setdefault("rule", CHECKS[check["id"]].rule)
-            check["evidence"].setdefault("fix", CHECKS[check["id"]].fix)
+            rule = _rule(result)
+            check["evidence"].setdefault("rule", rule.text)
+            check["evidence"]["keyword"] = rule.keyword
+            check["evidence"]["source"] = rule.source
+            check["evidence"].setdefault("fix", CHECKS[check["id"]].fix_for(report.language, rule))
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -93,7 +93,11 @@ def judge_structured_output(
 ) -> None:
     """Judge the ``(tool name, arguments, result)`` of every call made in a session at ``version``."""
     if not isinstance(version, str) or version < FIRST_REVISION:
-        f.skipped(CHECK, f"the session negotiated {version}: structured output begins with {FIRST_REVISION}")
+        f.skipped(
+            CHECK,
+            f"the session negotiated {version}: structured output begins with {FIRST_REVISION}",
+            revision=version if isinstance(version, str) else None,
+        )
         return
     schemas = {t["name"]: t["outputSchema"] for t in tools if isinstance(t.get("name"), str) and "outputSchema" in t}
     fails: list[str] = []
@@ -137,21 +141,25 @@ def judge_structured_output(
         "every successful result of a tool with an outputSchema carries structuredContent (a JSON object "
         "that conforms to it) and the same JSON in a text block"
     )
+    at = {"revision": version}
     if fails:
-        f.failed(CHECK, f"under {version}, {fails[0]}", {**evidence, "problems": fails, "expected": expected})
+        f.failed(CHECK, f"under {version}, {fails[0]}", {**evidence, "problems": fails, "expected": expected}, **at)
     elif warns:
-        f.warned(CHECK, f"under {version}, {warns[0]}", {**evidence, "problems": warns, "expected": expected})
+        evidence = {**evidence, "problems": warns, "expected": expected}
+        f.warned(CHECK, f"under {version}, {warns[0]}", evidence, rule="text-block", **at)
     elif not schemas:
-        f.skipped(CHECK, "no tool declares an outputSchema (structured output is optional)")
+        f.skipped(CHECK, "no tool declares an outputSchema (structured output is optional)", **at)
     elif not results:
         f.skipped(
             CHECK,
             f"{len(schemas)} tool(s) declare an outputSchema but none was called successfully (error "
             "results are not judged; tools are called only if marked readOnlyHint, or with --call-tools)",
+            **at,
         )
     else:
         f.passed(
             CHECK,
             f"under {version}, {results} result(s) of {len(judged)} tool(s) with an outputSchema carry "
             "conforming structuredContent and the same JSON as text",
+            **at,
         )

@@ -3,24 +3,28 @@
 A server that supports the proposed revision MUST answer with it; otherwise it answers with one it
 supports. A server is taken to support every revision it has ever answered with, so answering
 2024-11-05 to a 2025-06-18 proposal is wrong only if it answered 2025-06-18 somewhere else. Under
-2025-06-18 the old rule for bad tool arguments (-32602) is checked too, and the results of tools
-that declare an outputSchema (structured output begins with 2025-06-18, not 2025-11-25).
+2025-06-18 bad tool arguments are tried too (that revision accepts -32602 or isError), and the
+results of tools that declare an outputSchema (structured output begins with 2025-06-18). A
+proposal that gets no answer is named in the verdict, never dropped.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any
 
 from reference.lifecycle import SUPPORTED
 
-from .context import Context, initialize, list_tools
-from .main_session import judge_tool_error_kind
+from .context import Context, call_tool, initialize, list_tools, why_no_reply
+from .probe import Probe
 from .structured_output import judge_structured_output
 from .tool_calls import example_arguments, is_shop, safe_to_call
+from .tool_errors import judge_tool_error_kind
 
 UNKNOWN = "1999-01-01"
+OLD_RULE = "2025-06-18"  # the last revision before SEP-1303, and the first with structured output
 PROPOSALS = ["2025-06-18", "2025-03-26", "2024-11-05", UNKNOWN]
 # Every published revision: a server may speak one the course does not (2026-07-28 is stateless).
 KNOWN_REVISIONS = (*SUPPORTED, "2026-07-28")
@@ -31,6 +35,7 @@ class Negotiation:
     def __init__(self) -> None:
         self.answers: dict[str, Any] = {}
         self.refused: dict[str, Any] = {}  # proposals answered with an error instead of a version
+        self.missing: dict[str, str] = {}  # proposals never answered, and why
         self.lock = threading.Lock()
 
     def record(self, proposed: str, answered: Any) -> None:
@@ -45,28 +50,39 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
         result = reply.result if isinstance(reply.result, dict) else {}
         if reply.error is not None:
             negotiation.refused[proposed] = reply.error
+        if reply.message is None:
+            negotiation.missing[proposed] = why_no_reply(probe, reply, "initialize")
         negotiation.record(proposed, result.get("protocolVersion") if reply.message else None)
-        if proposed != "2025-06-18" or result.get("protocolVersion") != "2025-06-18":
-            return
-        probe.notify("notifications/initialized")
-        tools = list_tools(probe)
-        if tools is None:
-            return
-        safe = [t for t in tools if safe_to_call(t, is_shop(tools), ctx.call_tools)]
-
-        def call(name: str, arguments: dict[str, Any]) -> Any:
-            return probe.request("tools/call", {"name": name, "arguments": arguments}, id=f"call-{name}")
-
-        judge_tool_error_kind(probe, safe, "2025-06-18", ctx.findings, call)
-        calls = []
-        for tool in safe:
-            if "outputSchema" in tool and isinstance(tool.get("name"), str):
-                arguments = example_arguments(tool.get("inputSchema"))
-                calls.append((tool["name"], arguments, call(tool["name"], arguments).result))
-        if calls:
-            judge_structured_output("2025-06-18", tools, calls, ctx.findings)
+        if proposed == OLD_RULE:
+            old_rule_session(ctx, probe, result.get("protocolVersion"), negotiation.missing.get(proposed))
     finally:
         probe.close()
+
+
+def old_rule_session(ctx: Context, probe: Probe, answered: Any, missing: str | None) -> None:
+    """Under 2025-06-18: bad tool arguments (either kind of error passes), structured output."""
+    f = ctx.findings
+    if answered != OLD_RULE:
+        why = (
+            f"the {OLD_RULE} session did not start: {missing}"
+            if missing
+            else f"the server answered {json.dumps(answered)} to that proposal"
+        )
+        for check in ("tool-error-kind", "structured-output"):
+            f.skipped(check, f"not judged under {OLD_RULE}: {why}", revision=OLD_RULE)
+        return
+    probe.notify("notifications/initialized")
+    tools = list_tools(probe)
+    if tools is None:
+        return
+    safe = [t for t in tools if safe_to_call(t, is_shop(tools), ctx.call_tools)]
+    judge_tool_error_kind(probe, safe, OLD_RULE, f, lambda n, a: call_tool(probe, ctx, n, a))
+    calls = []  # only calls with valid arguments: their results are judged for structured output
+    for tool in safe:
+        if "outputSchema" in tool and isinstance(tool.get("name"), str):
+            arguments = example_arguments(tool.get("inputSchema"))
+            calls.append((tool["name"], arguments, call_tool(probe, ctx, tool["name"], arguments).result))
+    judge_structured_output(OLD_RULE, tools, calls, f)
 
 
 def judge_negotiation(ctx: Context, main_answer: Any, negotiation: Negotiation) -> None:
@@ -87,21 +103,35 @@ def judge_negotiation(ctx: Context, main_answer: Any, negotiation: Negotiation) 
             wrong.append(f"proposed {proposed}: answered {answer}, which is no MCP revision")
         elif proposed in supported and answer != proposed:
             wrong.append(f"proposed {proposed} (which it supports elsewhere): answered {answer}")
-    evidence = {"answers": answers, "rule": "echo a supported proposal; otherwise answer your latest"}
+    evidence: dict[str, Any] = {"answers": answers, "rule": "echo a supported proposal; otherwise answer your latest"}
+    # A proposal whose probe never got an answer is named, never silently left out.
+    unjudged = {
+        p: negotiation.missing.get(p, "its probe did not run")
+        for p in PROPOSALS
+        if negotiation.answers.get(p) is None and p not in negotiation.refused
+    }
+    note = ""
+    if unjudged:
+        evidence["not_judged"] = unjudged
+        note = " (not judged: " + "; ".join(f"{p}: {why}" for p, why in unjudged.items()) + ")"
     if wrong:
-        f.failed("version-negotiation", wrong[0], {**evidence, "problems": wrong})
+        f.failed("version-negotiation", wrong[0] + note, {**evidence, "problems": wrong})
     elif negotiation.refused:
         proposed, error = next(iter(negotiation.refused.items()))
         f.warned(
             "version-negotiation",
-            f"answered the proposal {proposed} with an error instead of a version it supports",
+            f"answered the proposal {proposed} with an error instead of a version it supports{note}",
             {**evidence, "received": error, "expected": "a result naming a supported version; the client decides"},
+            rule="latest",
         )
     elif answers.get("2025-11-25") not in (None, "2025-11-25"):
         f.warned(
             "version-negotiation",
-            f"does not speak 2025-11-25 (answered {answers['2025-11-25']}): clients on the current revision may refuse",
+            f"does not speak 2025-11-25 (answered {answers['2025-11-25']}): clients on the current revision may "
+            f"refuse{note}",
             evidence,
+            rule="latest",
         )
     else:
-        f.passed("version-negotiation", f"negotiated {', '.join(f'{k}->{v}' for k, v in sorted(answers.items()))}")
+        negotiated = ", ".join(f"{k}->{v}" for k, v in sorted(answers.items()))
+        f.passed("version-negotiation", f"negotiated {negotiated}{note}", evidence)

@@ -74,12 +74,13 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "no_exit_on_eof",
         4,
         "exit-on-eof",
-        "fail",
+        "warn",
         "Works, but after the host quits, server processes pile up (in the field, some at 100% CPU).",
         "read_lines() loops on sys.stdin.buffer.readline() forever and ignores b'' (end of "
         "input: the client closed our stdin). The gallery sleeps 50 ms per turn to spare your "
-        "CPU; the field version spins. Fix: treat b'' as the end: return and exit with status 0 "
-        "(iterating 'for raw in sys.stdin.buffer' does this for you).",
+        "CPU; the field version spins. Servers SHOULD exit promptly at end of input (MCP "
+        "2026-07-28; no revision makes it a MUST, hence a warning). Fix: treat b'' as the end: "
+        "return and exit with status 0 (iterating 'for raw in sys.stdin.buffer' does this for you).",
     ),
     (
         "answers_notifications",
@@ -143,11 +144,12 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "protocol_error_as_tool_error",
         9,
         "unknown-tool",
-        "fail",
+        "warn",
         "Calling a tool that does not exist 'succeeds' with an error text; the host never learns "
         "its tool list is stale.",
-        "call_tool() answers an unknown tool name with an isError result. An unknown tool is a "
-        "protocol error: JSON-RPC -32602 Invalid params (the spec's own example). Fix: raise "
+        "call_tool() answers an unknown tool name with an isError result. The spec lists an unknown "
+        "tool under protocol errors, with JSON-RPC -32602 Invalid params as its example (no MUST, "
+        "hence a warning). Fix: raise "
         "the -32602 error (the reference Toolbox does) and keep isError for tools that ran and "
         "failed.",
     ),
@@ -221,11 +223,12 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "crlf",
         16,
         "stdout-line-ending",
-        "fail",
+        "warn",
         "Go clients: 'invalid trailing data at the end of stream'; other hosts are fine.",
         "write_line() ends every message with \\r\\n. The stdio transport delimits messages with "
         "\\n and a strict parser reads \\r as trailing data. (On Windows, text-mode stdout "
-        "turns \\n into \\r\\n the same way.) Fix: write bytes ending in a single \\n.",
+        "turns \\n into \\r\\n the same way.) The \\r is JSON whitespace and no MUST forbids it: a "
+        "warning, for the hosts it breaks. Fix: write bytes ending in a single \\n.",
     ),
     (
         "huge_line",
@@ -242,21 +245,22 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "bad_tool_names",
         18,
         "tool-names",
-        "fail",
+        "warn",
         "The model API rejects every request that includes the server's tools.",
         "list_tools() publishes namespaced names such as 'orders.count'. Many hosts and model "
-        "APIs accept only ^[A-Za-z0-9_-]{1,64}$, and a single bad name fails the whole request. "
+        "APIs accept only ^[A-Za-z0-9_-]{1,64}$, and a single bad name fails the whole request "
+        "(the spec's name rules are SHOULDs, hence a warning). "
         "Fix: use letters, digits, _ and - only (orders_count).",
     ),
     (
         "duplicate_tool_names",
         18,
         "tool-names",
-        "fail",
+        "warn",
         "The model API rejects every request that includes the server's tools.",
         "list_tools() adds an 'alias' of count_orders under the same name. Tool names must be "
         "unique within a server; model APIs reject duplicate function names. Fix: give an "
-        "alias its own name, or leave it out.",
+        "alias its own name, or leave it out. (Unique names are a SHOULD: a warning.)",
     ),
     (
         "pretty_printed",
@@ -312,11 +316,11 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "early_server_request",
         24,
         "no-early-server-requests",
-        "fail",
+        "warn",
         "The handshake stalls with some hosts: 'Failed to request initial roots'.",
         "initialize() sends a roots/list request of its own before the handshake is complete, "
         "and without checking that the client declared the roots capability. Before "
-        "notifications/initialized a server should send nothing but ping and logging. Fix: "
+        "notifications/initialized a server SHOULD NOT send requests other than ping and logging. Fix: "
         "wait for notifications/initialized, and only ask for what the client declared.",
     ),
     (
@@ -355,7 +359,7 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "third_request_breaks",
         None,
         "stdout-line-ending",
-        "fail",
+        "warn",
         "A quick test (initialize, one ping) passes; strict hosts fail a little later.",
         "From the third request on, write_line() takes a 'fast path' that ends lines in "
         "\\r\\n. Output rules hold for every line, not just the handshake. Fix: one writer, "
@@ -412,21 +416,24 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         None,
         "tool-error-kind",
         "fail",
-        "Bad arguments give odd answers or vague errors instead of a clear message about the arguments.",
-        "call_tool() runs the tool without checking the arguments against its inputSchema, so "
-        "arguments that break the schema reach the tool (or are ignored). They must be "
-        "rejected: -32602 up to 2025-06-18, an isError result naming the problem from "
-        "2025-11-25. Fix: validate first (the reference Toolbox does).",
+        "Bad arguments give odd answers ('no results') instead of a clear message about the arguments.",
+        "call_tool() runs the tool without checking the arguments against its inputSchema, and "
+        "when the tool then trips over them it answers a successful 'no results'. Servers MUST "
+        "validate all tool inputs: arguments that break the schema are refused, with an isError "
+        "result naming the problem (2025-11-25; -32602 is allowed too up to 2025-06-18). Fix: "
+        "validate first (the reference Toolbox does).",
     ),
     (
         "tool_errors_ignore_version",
         None,
         "tool-error-kind",
-        "fail",
-        "Clients on revision 2025-06-18 see bad arguments as a successful call that says it failed.",
-        "call_tool() always reports bad arguments as an isError result. That is right for "
-        "2025-11-25 (SEP-1303) but older revisions require a -32602 protocol error. Fix: decide "
-        "by the negotiated version (self.version >= '2025-11-25').",
+        "warn",
+        "On revision 2025-11-25 the model never reads why its arguments were wrong: hosts show a protocol error.",
+        "call_tool() answers bad arguments with a -32602 protocol error under every revision. "
+        "Up to 2025-06-18 that is one of two allowed answers; 2025-11-25 (SEP-1303) lists input "
+        "validation errors under tool execution errors (isError), so that the model can correct "
+        "itself, with no MUST: a warning. Fix: decide by the negotiated version "
+        "(self.version >= '2025-11-25').",
     ),
     (
         "unsupported_version_error",

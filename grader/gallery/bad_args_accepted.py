@@ -3,7 +3,7 @@
 from typing import Any
 
 from grader.gallery.base import ShopServer
-from reference.tools import structured_result, text_result
+from reference.tools import ToolError, structured_result, text_result
 
 
 class Server(ShopServer):
@@ -13,8 +13,10 @@ class Server(ShopServer):
             return super().call_tool(params)  # unknown tool: -32602 as usual
         try:
             value = tool.run(params.get("arguments") or {})
-        except Exception as exc:
-            return text_result(f"{tool.name} failed: {exc}", is_error=True)
+        except ToolError as exc:
+            return text_result(str(exc), is_error=True)
+        except Exception:
+            return text_result(f"{tool.name}: no results")
         return structured_result(value) if self.version >= "2025-06-18" else text_result(value)
 
 

@@ -1,0 +1,70 @@
+"""The checker and slow tools: a per-call timeout apart from the protocol's, cancellation, no skipped checks.
+
+tests/servers/slow_tool.py is a correct server whose read-only `wait` tool works for a few seconds
+on a thread of its own (and records every notifications/cancelled it receives). The spec bounds no
+tool's run time, so a slow tool is at most a warning; the checks after it are still judged; and
+exit-on-eof tells a server that exits once its work in flight ends from one that never exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW = [sys.executable, str(ROOT / "tests" / "servers" / "slow_tool.py")]
+
+
+def check(*args: str, timeout: float = 90) -> dict[str, dict[str, Any]]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "check", "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return {c["id"]: c for c in json.loads(done.stdout)["checks"]}
+
+
+def test_a_call_past_the_call_timeout_is_cancelled_and_the_checks_go_on(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    found = check("--call-timeout", "1", "--", *SLOW, str(record), "--seconds", "5")
+    slow = found["tools-call-result"]
+    assert slow["status"] == "warn", slow
+    assert "no reply from wait within 1 s" in slow["summary"] and "notifications/cancelled" in slow["summary"]
+    assert (slow["evidence"]["keyword"], slow["evidence"]["source"]) == (
+        "SHOULD",
+        "MCP 2025-11-25, Lifecycle > Timeouts",
+    )
+    # The server received the cancellation, for the very request the checker gave up on.
+    cancelled = record.read_text().split()
+    assert f"{slow['evidence']['cancelled'][0]}" in cancelled
+    # The checks after the slow call were judged, not skipped.
+    for later in ("unknown-tool", "tool-error-kind", "exit-on-eof"):
+        assert found[later]["status"] == "pass", found[later]
+    # It exits at EOF once the work in flight ends (the call ran ~4 s past the cancellation).
+    assert "once the tool call(s) in flight ended" in found["exit-on-eof"]["summary"]
+
+
+def test_a_server_that_never_exits_is_told_apart(tmp_path: Path) -> None:
+    found = check("--call-timeout", "1", "--", *SLOW, str(tmp_path / "record"), "--seconds", "3", "--never-exit")
+    eof = found["exit-on-eof"]
+    assert eof["status"] == "warn" and eof["evidence"]["keyword"] == "SHOULD"
+    assert eof["summary"].startswith("never exits") and "tool calls in flight" in eof["summary"]
+
+
+def test_a_call_slower_than_the_protocol_timeout_but_within_the_call_timeout_passes(tmp_path: Path) -> None:
+    # --timeout bounds protocol replies (1 s here); a tool call has --call-timeout (default 30 s).
+    record = tmp_path / "record"
+    found = check("--timeout", "1", "--", *SLOW, str(record), "--seconds", "2")
+    assert found["tools-call-result"]["status"] == "pass", found["tools-call-result"]
+    assert found["exit-on-eof"]["summary"] == "exited with status 0 after stdin closed"
+    # Only the checker's own test cancellation (an id no request has) reached the server.
+    assert "call-wait" not in record.read_text()
