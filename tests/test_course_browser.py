@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -184,8 +185,8 @@ def run_the_notebook(page: Any, base: str, tmp_path: Path) -> None:
 
     with contextlib.suppress(PlaywrightError):  # JupyterLab asks whether to fetch its news: no
         page.locator(".Toastify__toast").get_by_role("button", name="No", exact=True).click(timeout=5_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
     inspector = page.locator(".mcp-inspector")
     inspector.wait_for(timeout=120_000)
     stub = page.locator(".jp-CodeCell", has_text=STUB_CELL)

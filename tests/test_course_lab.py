@@ -3,7 +3,7 @@
 JupyterLab is started the way `make lab` starts it (plus --no-browser, a free loopback port and a
 token), then asked over HTTP: the server is up, the nbgrader Validate endpoint validates a stage
 notebook with the course's config, and the instructor's formgrader is not there. The browser-level
-test of the same lab is tests/test_browser.py's job (issue 8); this one needs no browser.
+test of the same lab is tests/test_course_browser.py; this one needs no browser.
 """
 
 from __future__ import annotations
