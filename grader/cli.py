@@ -151,6 +151,10 @@ def run(argv: Sequence[str]) -> int:
 
 
 def check_command(args: argparse.Namespace) -> int:
+    # jsonschema imports rfc3987_syntax when it is installed (JupyterLab brings it), which builds
+    # a grammar at import: a second of CPU. The checker checks no "format", so keep it out; only
+    # in this process, the CLI's, where nothing else needs it.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
     from .check import run_check
     from .report import write_json, write_text
 

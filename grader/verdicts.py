@@ -19,6 +19,7 @@ ones failed.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ from .severity import Rule
 STATUSES = ("pass", "fail", "warn", "skip")
 _RANK = {"skip": 0, "pass": 1, "warn": 2, "fail": 3}
 _VERB = {"fail": "fails", "warn": "warns", "pass": "passes", "skip": "not judged"}
+_UNDER = re.compile(r"^under \d{4}-\d{2}-\d{2}, ")
 LISTED = 20  # problems listed in the evidence of one check (the text report shows fewer)
 
 
@@ -67,7 +69,9 @@ def merge(check: str, findings: list[Finding]) -> Result:
     evidence = dict(lead.evidence)
     summary = lead.summary
     problems = [f for f in findings if f.status in ("fail", "warn")]
-    distinct = list(dict.fromkeys(f"{f.status}: {f.summary}" for f in problems))
+    # The same problem seen under two revisions is one problem (by_revision tells where).
+    unique = {_UNDER.sub("", f.summary): f"{f.status}: {f.summary}" for f in reversed(problems)}
+    distinct = list(reversed(unique.values()))
     if len(distinct) > 1:
         evidence["problems"] = distinct[:LISTED] + [f"... and {len(distinct) - LISTED} more"] * (len(distinct) > LISTED)
         summary = f"{summary} (and {len(distinct) - 1} more problem(s))"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The real-server corpus: a pinned set of stdio MCP servers no one here wrote, installed into
+# build/corpus/ (ignored by git) for tests/test_corpus.py and bench/check_speed.py.
+#
+#   bench/install_corpus.sh            # install (or check) the pinned versions; idempotent
+#
+# npm packages go to build/corpus/npm (npm install --prefix), PyPI ones to their own venv
+# build/corpus/venv (mcp-server-time brings its own copy of the SDK, apart from the project's).
+# .ci/run calls this before the tests, so the corpus tests run in CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CORPUS=build/corpus
+NPM_PACKAGES=(
+    "@modelcontextprotocol/server-everything@2026.8.31"
+    "@modelcontextprotocol/server-filesystem@2026.8.31"
+)
+PYPI_PACKAGES=("mcp-server-time==2026.10.19")
+PYTHON=${PYTHON:-python3}
+
+mkdir -p "$CORPUS/npm" "$CORPUS/files"
+printf 'a file for server-filesystem to list\n' > "$CORPUS/files/hello.txt"
+npm install --prefix "$CORPUS/npm" --no-audit --no-fund --loglevel=error --save-exact "${NPM_PACKAGES[@]}"
+if [ ! -x "$CORPUS/venv/bin/python" ]; then
+    "$PYTHON" -m venv "$CORPUS/venv"
+fi
+"$CORPUS/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PYPI_PACKAGES[@]}"
+printf '%s\n' "${NPM_PACKAGES[@]}" "${PYPI_PACKAGES[@]}" > "$CORPUS/installed.txt"
+echo "corpus installed in $CORPUS: $(tr '\n' ' ' < "$CORPUS/installed.txt")"

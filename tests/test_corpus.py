@@ -1,0 +1,100 @@
+"""The checker on real servers no one here wrote: true findings reported, no false fail.
+
+The corpus (bench/corpus.py) is installed by bench/install_corpus.sh, which .ci/run calls; without
+it these tests skip and say how to install it. Every verdict below is one a spec author would sign:
+each fail names a MUST (or a schema), each warning a SHOULD, a description without keyword, a
+recommendation or a point where revisions disagree. The README's checker section has the table.
+startup-time (a host recommendation that depends on how busy the machine is) is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import corpus  # noqa: E402  (bench/ is not a package)
+
+from grader.severity import FAILING  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not corpus.installed(), reason=f"the real-server corpus is not installed: run {corpus.INSTALL}"
+)
+LOAD_DEPENDENT = {"startup-time"}
+# What each server breaks, and why (README, checker section):
+#   parse-error, invalid-request: none answers a line that is not JSON, a null id, a float id or a
+#     request without a method (JSON-RPC 2.0: a request MUST get a response, -32700 / -32600);
+#   unknown-tool: an unknown tool gets an isError result (listed under protocol errors, no MUST);
+#   structured-output: list_allowed_directories' text block is not the JSON of its
+#     structuredContent (a SHOULD).
+NO_REPLY = {"parse-error": "fail", "invalid-request": "fail"}
+EXPECTED: dict[str, dict[str, str]] = {
+    "server-everything": {**NO_REPLY, "unknown-tool": "warn"},
+    "server-filesystem": {**NO_REPLY, "unknown-tool": "warn", "structured-output": "warn"},
+    "mcp-server-time": {**NO_REPLY},
+    "sdk-shop": {**NO_REPLY, "unknown-tool": "warn"},
+}
+
+
+def check(argv: list[str], env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "check", "--json", "--", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,  # a cold launcher downloads first; this only stops a hang
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, **(env or {})},
+        cwd=ROOT,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert "internal error" not in done.stderr, done.stderr
+    return {c["id"]: c for c in json.loads(done.stdout)["checks"]}
+
+
+def findings(report: dict[str, dict[str, Any]]) -> dict[str, str]:
+    return {i: c["status"] for i, c in report.items() if c["status"] in ("fail", "warn") and i not in LOAD_DEPENDENT}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_checker_reports_the_true_findings_and_no_false_fail(name: str) -> None:
+    report = check(corpus.COMMANDS[name])
+    assert findings(report) == EXPECTED[name], {i: report[i]["summary"] for i in findings(report)}
+    for check_id, status in findings(report).items():
+        keyword = report[check_id]["evidence"]["keyword"]
+        assert (keyword in FAILING) == (status == "fail"), (check_id, status, keyword)
+        assert report[check_id]["evidence"]["source"]
+    # Every check was reached: a skip gives its own reason, never "not reached".
+    assert not [i for i, c in report.items() if c["summary"].startswith("not reached")]
+    # Revisions are judged one by one, each named in the evidence.
+    by_revision = report["tool-error-kind"]["evidence"]["by_revision"]
+    assert set(by_revision) == {"2025-11-25", "2025-06-18"}
+    assert "not_judged" not in report["version-negotiation"]["evidence"]
+
+
+def test_a_slow_read_only_tool_is_waited_for() -> None:
+    """server-everything's trigger-long-running-operation runs 10 s: within the 30 s call timeout."""
+    report = check(corpus.COMMANDS["server-everything"])
+    assert report["tools-call-result"]["status"] == "pass"
+    assert report["exit-on-eof"]["summary"] == "exited with status 0 after stdin closed"
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
+def test_a_cold_and_a_warm_launcher_give_the_same_verdicts(tmp_path: Path) -> None:
+    """npx with an empty npm cache downloads the package: once, in the warm-up start."""
+    env = {"npm_config_cache": str(tmp_path / "npm-cache"), "npm_config_update_notifier": "false"}
+    cold = check(corpus.LAUNCHED_FILESYSTEM, env)
+    warm = check(corpus.LAUNCHED_FILESYSTEM, env)
+    assert findings(cold) == findings(warm) == EXPECTED["server-filesystem"]
+    for report in (cold, warm):
+        assert "not_judged" not in report["version-negotiation"]["evidence"]
+        startup = report["startup-time"]
+        assert "cold_seconds" in startup["evidence"] and "cold) start took" in startup["summary"]
+    # The cold start carried the download; the warm start did not.
+    assert cold["startup-time"]["evidence"]["cold_seconds"] > warm["startup-time"]["evidence"]["warm_seconds"]
