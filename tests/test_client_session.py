@@ -63,6 +63,12 @@ elif mode == "aliases":
     send({"jsonrpc": "2.0", "id": first["id"], "result": {"n": first["id"]}})
     second = read()
     send({"jsonrpc": "2.0", "id": second["id"], "result": {"n": second["id"]}})
+elif mode == "notes":
+    # Answers the first request with every notification that came before it, as it came.
+    seen = []
+    while "id" not in (message := read()):
+        seen.append(message)
+    send({"jsonrpc": "2.0", "id": message["id"], "result": {"seen": seen}})
 elif mode == "chatty":
     out.write(b"Starting the fake server, v1 ...\n")
     out.flush()
@@ -216,6 +222,32 @@ def test_child_close_kills_what_the_server_forked(tmp_path: Path) -> None:
     assert not process_alive(pid), "the grandchild outlived close()"
 
 
+def test_child_kill_ends_it_and_what_it_forked_at_once() -> None:
+    code = textwrap.dedent(
+        """
+        import signal, subprocess, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        sys.stderr.write(f"grandchild {grandchild.pid}\\n")
+        sys.stderr.flush()
+        time.sleep(60)
+        """
+    )
+    child = ChildProcess([sys.executable, "-c", code])
+    try:
+        pid = int(wait_for_stderr(child, "grandchild ").split("grandchild ")[1].split()[0])
+        started = time.monotonic()
+        child.kill()
+        assert child.process.poll() == -9  # SIGKILL, not a polite SIGTERM, and waited for
+        assert time.monotonic() - started < 5
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and process_alive(pid):
+            time.sleep(0.05)
+        assert not process_alive(pid), "the grandchild outlived kill()"
+    finally:
+        assert child.close() == -9
+
+
 def process_alive(pid: int) -> bool:
     """True if ``pid`` runs (a zombie waiting for its reaper counts as dead)."""
     try:
@@ -298,12 +330,28 @@ def test_client_copes_with_noise_notifications_and_server_requests(fake_server: 
         result = client.request("hello")
         assert result["ping"] == {"jsonrpc": "2.0", "id": "s1", "result": {}}
         refusal = result["refusal"]
-        assert refusal["id"] == "s2" and refusal["error"]["code"] == -32601
+        assert refusal == {
+            "jsonrpc": "2.0",
+            "id": "s2",
+            "error": {"code": -32601, "message": "Method not found: sampling/createMessage"},
+        }
         assert client.notifications == [
             {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
         ]
         assert client.noise == [b"Starting the fake server, v1 ..."]
     assert ("!!", "Starting the fake server, v1 ...") in frames
+
+
+def test_client_notifications_are_sent_as_given_and_get_no_reply(fake_server: Path) -> None:
+    with Client([sys.executable, str(fake_server), "notes"], timeout=10) as client:
+        client.notify("notifications/cancelled", {"requestId": 5, "reason": "user"})
+        client.notify("notifications/initialized")
+        assert client.request("tell") == {
+            "seen": [
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "user"}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},  # no params member at all
+            ]
+        }
 
 
 def test_client_error_reply_raises_with_the_code(fake_server: Path) -> None:

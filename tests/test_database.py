@@ -166,6 +166,10 @@ def test_default_path_and_ensure_default(tmp_path: Path, monkeypatch: pytest.Mon
     stamp = target.stat().st_mtime_ns
     assert database.ensure_default() == target  # and not rebuilt after that
     assert target.stat().st_mtime_ns == stamp
+    elsewhere = tmp_path / "elsewhere.db"
+    monkeypatch.setenv(database.ENV_VAR, str(elsewhere))
+    assert database.build() == elsewhere  # build() with no path builds the default
+    assert file_hash(elsewhere) == file_hash(shop_db)
 
 
 def test_build_without_the_seed_data_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

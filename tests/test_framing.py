@@ -200,6 +200,8 @@ def test_encode_with_a_lone_surrogate_still_refuses_nan() -> None:
         (b"hello?", "Expecting value at column 1"),
         (b'{"a" 1}', "Expecting ':' delimiter at column 6"),
         (b'"a\tb"', "Invalid control character at column 3"),
+        (b'{"x": NaN}', "NaN is not JSON"),
+        (b"[-Infinity]", "-Infinity is not JSON"),
     ],
 )
 def test_frame_error_messages_read_naturally(line: bytes, message: str) -> None:
