@@ -1,16 +1,16 @@
-"""The bad-input probe: garbage, invalid requests and unknown methods, each followed by a ping.
+"""Bad input: garbage, invalid requests and unknown methods, each followed by a ping.
 
-A server must answer each with the right error and keep serving. The same fresh process also
-times the start-up: initialize is sent the moment it starts.
+A server must answer each with the right error and keep serving. The main session sends them
+last, after its well-behaved conversation, so that no process is started for them alone (a fresh
+one only after a bad input ended the last). The start-up timing is judged here too.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from .context import STARTUP_FAIL, STARTUP_WARN, Context, initialize, no_reply_evidence, why_no_reply
-from .probe import same_id, show
+from .probe import Probe, Received, Reply, same_id, show
 
 # (check, raw line, expected code, ids the error may carry, what it is)
 BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
@@ -30,90 +30,91 @@ BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
 ]
 
 
-def run_bad_input(ctx: Context, started: threading.Event | None = None) -> None:
-    """Probe bad input; set ``started`` once initialize is answered (or given up on)."""
+BAD_INPUT_CHECKS = ("parse-error", "invalid-request", "method-not-found", "survives-bad-input")
+
+
+def judge_first_reply(ctx: Context, probe: Probe, reply: Reply) -> bool:
+    """startup-time from the first initialize; False (the bad-input checks skipped) without a readable reply."""
     f = ctx.findings
-    probe = ctx.start("bad-input")
-    try:
-        reply = initialize(probe, ctx, id="startup")
-        if started is not None:
-            started.set()  # the other probes may start now, without skewing this timing
-        elapsed = reply.elapsed
-        if reply.message is None and reply.spread:
-            # It answered, in a form no host can read: time it, and leave the rest to the
-            # stdout rules and initialize-result.
-            f.passed("startup-time", f"an initialize reply came {elapsed * 1000:.0f} ms after start (unreadable)")
-            for check in ("parse-error", "invalid-request", "method-not-found", "survives-bad-input"):
-                f.skipped(check, "the server's replies cannot be read one per line (see stdout-json-lines)")
-            return
-        if reply.message is None:
-            f.warned(
-                "startup-time",
-                why_no_reply(probe, reply, "initialize"),
-                no_reply_evidence(probe, reply, "a reply"),
-            )
-            for check in ("parse-error", "invalid-request", "method-not-found", "survives-bad-input"):
-                f.skipped(check, "the server did not answer initialize")
-            return
-        judge_startup(ctx, elapsed)
-        probe.notify("notifications/initialized")
-        # A ping as a fence: anything the server says about the notification (it should say
-        # nothing) arrives before this reply, not where the answer to a bad input is expected.
-        probe.request("ping", id="fence")
-        passed: dict[str, list[str]] = {}
-        survived = True
-        for n, (check, line, code, ids, what) in enumerate(BAD_INPUTS):
-            if not probe.alive() or probe.stdout_closed():
-                # The last bad input killed it: a fresh process for each of the rest, so that
-                # every input still gets its own verdict.
-                probe.close()
-                probe = ctx.start(f"bad-input after a crash ({n})")
-                if initialize(probe, ctx).message is None:
-                    return
-                probe.notify("notifications/initialized")
-            # Send the bad line and a ping together: a server answers in order, so whatever
-            # comes before the ping's reply is its answer to the bad line, and no answer costs
-            # no waiting.
-            probe.send_raw(line + b"\n")
-            ping = probe.request("ping", id=f"alive-{n}")
-            answers = [o for o in ping.others if isinstance(o.message, dict) and "method" not in o.message]
-            answer = answers[0] if answers else None
-            message = answer.message if answer else {}
-            error = message.get("error") if isinstance(message.get("error"), dict) else None
-            got_code = error.get("code") if error else None
-            evidence = {
-                "sent": show(line),
-                "received": show(answer.line.data) if answer else None,
-                "expected": f"an error with code {code} and id {' or '.join(map(str, ids)).replace('None', 'null')}",
-                "stderr_tail": probe.stderr_tail(600),
-            }
-            if answer is None:
-                f.failed(check, f"no reply to {what}", evidence)
-            elif got_code != code:
-                f.failed(check, f"{what} got {'code ' + str(got_code) if error else 'a result'}, not {code}", evidence)
-            elif not any(same_id(message.get("id"), i) for i in ids):
-                f.failed(check, f"{what} got {code} but with id {message.get('id')!r}", evidence)
-            else:
-                passed.setdefault(check, []).append(what)
-            if ping.message is None:
-                if survived:
-                    f.failed(
-                        "survives-bad-input",
-                        f"after {what}, {why_no_reply(probe, ping, 'ping')}",
-                        {**no_reply_evidence(probe, ping, "the reply to ping"), "bad_input": show(line)},
-                    )
-                survived = False
-                if probe.alive() and not probe.stdout_closed():
-                    return  # alive but silent: a hang, and waiting on it again would only cost time
-        for check, whats in passed.items():
-            code = next(c for k, _, c, _, _ in BAD_INPUTS if k == check)
-            f.passed(check, f"{code} for {', '.join(whats)}")
-        if survived:
-            f.passed("survives-bad-input", f"answered ping after each of {len(BAD_INPUTS)} bad inputs")
-    finally:
-        if started is not None:
-            started.set()
-        probe.close()
+    if reply.message is None and reply.spread:
+        # It answered, in a form no host can read: time it, and leave the rest to the stdout
+        # rules and initialize-result.
+        f.passed("startup-time", f"an initialize reply came {reply.elapsed * 1000:.0f} ms after start (unreadable)")
+        for check in BAD_INPUT_CHECKS:
+            f.skipped(check, "the server's replies cannot be read one per line (see stdout-json-lines)")
+        return False
+    if reply.message is None:
+        f.warned("startup-time", why_no_reply(probe, reply, "initialize"), no_reply_evidence(probe, reply, "a reply"))
+        for check in BAD_INPUT_CHECKS:
+            f.skipped(check, "the server did not answer initialize")
+        return False
+    judge_startup(ctx, reply.elapsed)
+    return True
+
+
+def run_bad_input(ctx: Context, probe: Probe) -> tuple[Probe, bool]:
+    """Send every bad input, each followed by a ping, to an initialized ``probe``.
+
+    Returns the probe to go on with (a fresh process when a bad input ended the last one) and
+    whether it still answers.
+    """
+    f = ctx.findings
+    passed: dict[str, list[str]] = {}
+    survived = True
+    for n, (check, line, code, ids, what) in enumerate(BAD_INPUTS):
+        if not probe.alive() or probe.stdout_closed():
+            # The last bad input killed it: a fresh process for each of the rest, so that every
+            # input still gets its own verdict.
+            probe.close()
+            probe = ctx.start(f"bad-input after a crash ({n})")
+            if initialize(probe, ctx).message is None:
+                return probe, False
+            probe.notify("notifications/initialized")
+        # Send the bad line and a ping together: a server answers in order, so whatever comes
+        # before the ping's reply is its answer to the bad line, and no answer costs no waiting.
+        probe.send_raw(line + b"\n")
+        ping = probe.request("ping", id=f"alive-{n}")
+        answers = [o for o in ping.others if is_answer(o, probe.in_flight)]
+        answer = answers[0] if answers else None
+        message = answer.message if answer else {}
+        error = message.get("error") if isinstance(message.get("error"), dict) else None
+        got_code = error.get("code") if error else None
+        evidence = {
+            "sent": show(line),
+            "received": show(answer.line.data) if answer else None,
+            "expected": f"an error with code {code} and id {' or '.join(map(str, ids)).replace('None', 'null')}",
+            "stderr_tail": probe.stderr_tail(600),
+        }
+        if answer is None:
+            f.failed(check, f"no reply to {what}", evidence)
+        elif got_code != code:
+            f.failed(check, f"{what} got {'code ' + str(got_code) if error else 'a result'}, not {code}", evidence)
+        elif not any(same_id(message.get("id"), i) for i in ids):
+            f.failed(check, f"{what} got {code} but with id {message.get('id')!r}", evidence)
+        else:
+            passed.setdefault(check, []).append(what)
+        if ping.message is None:
+            if survived:
+                f.failed(
+                    "survives-bad-input",
+                    f"after {what}, {why_no_reply(probe, ping, 'ping')}",
+                    {**no_reply_evidence(probe, ping, "the reply to ping"), "bad_input": show(line)},
+                )
+            survived = False
+            if probe.alive() and not probe.stdout_closed():
+                return probe, False  # alive but silent: a hang, and waiting on it again would only cost time
+    for check, whats in passed.items():
+        code = next(c for k, _, c, _, _ in BAD_INPUTS if k == check)
+        f.passed(check, f"{code} for {', '.join(whats)}")
+    if survived:
+        f.passed("survives-bad-input", f"answered ping after each of {len(BAD_INPUTS)} bad inputs")
+    return probe, probe.alive() and not probe.stdout_closed()
+
+
+def is_answer(item: Received, in_flight: list[Any]) -> bool:
+    """A response, but not a late one to a tool call the checker gave up on."""
+    message = item.message
+    return isinstance(message, dict) and "method" not in message and message.get("id") not in in_flight
 
 
 def judge_startup(ctx: Context, elapsed: float) -> None:

@@ -2,7 +2,9 @@
 
 The probes run in parallel, each in a fresh process of the server; every wait is bounded, so a
 server that hangs, floods, crashes or forks gives verdicts, never a hung checker. A launcher
-(npx, uvx, pipx run, ...) is started once alone first, so that it downloads only once.
+(npx, uvx, pipx run, ...) is started once alone first, so that it downloads only once. The main
+session starts first and alone until initialize is answered (the start-up timing); then the
+probes of the other revisions join it: five processes in all, more only when a bad input kills one.
 
     >>> import sys
     >>> report = run_check([sys.executable, "-m", "reference.server"])
@@ -20,9 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import CALL_TIMEOUT
-from .bad_input import run_bad_input
 from .context import STARTUP_WARN, Context
-from .encoding import run_encoding
 from .language import server_language
 from .launcher import is_launcher, warm_up
 from .main_session import MainSession
@@ -68,13 +68,9 @@ def run_check(
     digest = truth.digest()
     negotiation = Negotiation()
     main = MainSession(ctx, truth)
-    first_up = threading.Event()
-    jobs: list[Callable[[], None]] = [
-        lambda: run_bad_input(ctx, first_up),
-        main.run,
-        *([lambda: run_encoding(ctx)] if language == "python" else []),  # PYTHONIOENCODING means nothing else
-        *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
-    ]
+    # Five processes: the main session (bad input last), and one per other proposed revision;
+    # for a Python server the 2024-11-05 one runs under PYTHONIOENCODING=cp1252.
+    jobs: list[Callable[[], None]] = [main.run, *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS]]
     errors: list[OSError] = []
     internal: list[str] = []
 
@@ -94,7 +90,7 @@ def run_check(
             # The start-up probe runs alone until initialize is answered, so that the other
             # processes starting at the same moment on a small machine do not slow its timing.
             threads[0].start()
-            first_up.wait(STARTUP_WARN)
+            ctx.first_up.wait(STARTUP_WARN)
             for thread in threads[1:]:
                 thread.start()
             for thread in threads:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ class Context:
     language: str = "python"  # the server's language as the command tells it (see language.py)
     cold_start: float | None = None  # a launcher's first start-up, download included (seconds)
     cold_note: str = ""  # why the warm-up start did not answer, if it did not
+    first_up: threading.Event = field(default_factory=threading.Event)  # the first initialize is answered
 
     @property
     def init_timeout(self) -> float:

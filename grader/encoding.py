@@ -1,46 +1,43 @@
-"""The code-page probe: a server run with PYTHONIOENCODING=cp1252, as on many Windows machines.
+"""The code page: a Python server run with PYTHONIOENCODING=cp1252, as on many Windows machines.
 
 A server that leans on the text layer (print, sys.stdout.write of str) then encodes with cp1252
 and dies on the first emoji, or turns UTF-8 input into mojibake. A server that reads and writes
-the binary buffers in UTF-8 does not notice.
+the binary buffers in UTF-8 does not notice. To spare a process, it is one of the version
+probes (2024-11-05) that runs so, for Python servers only.
 """
 
 from __future__ import annotations
 
-from .context import Context, initialize, list_tools, no_reply_evidence, why_no_reply
+from .context import Context, list_tools, no_reply_evidence, why_no_reply
 from .main_session import UNICODE_ID, UNICODE_QUERY
+from .probe import Probe
 from .tool_calls import is_shop, result_text
 
 ENV = {"PYTHONIOENCODING": "cp1252"}
 
 
-def run_encoding(ctx: Context) -> None:
+def judge_code_page(ctx: Context, probe: Probe) -> None:
+    """encoding-utf8 on a probe started with ENV and initialized (its initialize was answered)."""
     f = ctx.findings
-    probe = ctx.start("cp1252", env=ENV)
-    try:
-        if initialize(probe, ctx).message is None:
-            return  # the main session reports a server that does not start
-        probe.notify("notifications/initialized")
-        reply = probe.request("ping", id=UNICODE_ID)
-        if reply.message is None:
+    probe.notify("notifications/initialized")
+    reply = probe.request("ping", id=UNICODE_ID)
+    if reply.message is None:
+        f.failed(
+            "encoding-utf8",
+            f"under PYTHONIOENCODING=cp1252, ping with id {UNICODE_ID!r}: {why_no_reply(probe, reply, 'it')}",
+            no_reply_evidence(probe, reply, f"a reply with id {UNICODE_ID!r}"),
+        )
+        return
+    if is_shop(list_tools(probe)):
+        call = probe.request(
+            "tools/call", {"name": "search_products", "arguments": {"query": UNICODE_QUERY}}, id="search"
+        )
+        text = result_text(call.result)
+        if call.message is None or (text and UNICODE_QUERY not in text):
             f.failed(
                 "encoding-utf8",
-                f"under PYTHONIOENCODING=cp1252, ping with id {UNICODE_ID!r}: {why_no_reply(probe, reply, 'it')}",
-                no_reply_evidence(probe, reply, f"a reply with id {UNICODE_ID!r}"),
+                f"under PYTHONIOENCODING=cp1252, search_products {UNICODE_QUERY!r} did not come back intact",
+                no_reply_evidence(probe, call, f"a result containing {UNICODE_QUERY!r}"),
             )
             return
-        if is_shop(list_tools(probe)):
-            call = probe.request(
-                "tools/call", {"name": "search_products", "arguments": {"query": UNICODE_QUERY}}, id="search"
-            )
-            text = result_text(call.result)
-            if call.message is None or (text and UNICODE_QUERY not in text):
-                f.failed(
-                    "encoding-utf8",
-                    f"under PYTHONIOENCODING=cp1252, search_products {UNICODE_QUERY!r} did not come back intact",
-                    no_reply_evidence(probe, call, f"a result containing {UNICODE_QUERY!r}"),
-                )
-                return
-        f.passed("encoding-utf8", "non-ASCII ids and arguments round-trip, also under PYTHONIOENCODING=cp1252")
-    finally:
-        probe.close()
+    f.passed("encoding-utf8", "non-ASCII ids and arguments round-trip, also under PYTHONIOENCODING=cp1252")

@@ -14,6 +14,7 @@ from typing import Any
 from reference import PROTOCOL_REVISION
 from reference.tools import TOOL_NAME
 
+from .bad_input import BAD_INPUT_CHECKS, judge_first_reply, run_bad_input
 from .context import Context, call_tool, initialize, no_reply_evidence, why_no_reply
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
@@ -69,10 +70,17 @@ class MainSession:
         self.negotiated: Any = None  # the protocolVersion answered to 2025-11-25
         self.shop = False
         self.calls: list[tuple[str, dict[str, Any], Any]] = []  # every tools/call: name, arguments, result
+        self.readable = False  # the first initialize got a reply that can be read
+        self.hung = False  # it stopped answering after a bad input
 
     def run(self) -> None:
-        # Started here, in the session's own thread: the start-up probe runs alone first.
-        self.probe = self.ctx.start("main")
+        # Started here, in the session's own thread: it runs alone until initialize is answered,
+        # so that the other probes starting at the same moment do not slow its start-up timing.
+        try:
+            self.probe = self.ctx.start("main")
+        except BaseException:
+            self.ctx.first_up.set()  # OSError: a usage error, reported by run_check
+            raise
         try:
             if self.handshake():
                 self.notifications_and_ping()
@@ -80,18 +88,23 @@ class MainSession:
                 tools = self.tools_list()
                 if tools is not None:
                     self.tool_calls(tools)
+                self.bad_input()
         finally:
+            self.ctx.first_up.set()
             self.end()
 
     # -- steps -----------------------------------------------------------------------------
     def handshake(self) -> bool:
         probe, f = self.probe, self.f
-        early = probe.read_for(SILENT_WINDOW)
-        reply = initialize(probe, self.ctx)
+        reply = initialize(probe, self.ctx)  # sent the moment it starts, as hosts do: timed
+        self.ctx.first_up.set()  # the other probes may start now
+        self.readable = judge_first_reply(self.ctx, probe, reply)
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
-        # (Without a reply, later lines may be a reply the checker could not read: not counted.)
-        unprompted = early + [i for i in reply.others if reply.message is not None and not is_ping_request(i)]
+        # (Without a reply, later lines may be a reply the checker could not read: only those of
+        # the first moments are counted.)
+        early = [i for i in reply.others if reply.message is not None or i.line.at <= SILENT_WINDOW]
+        unprompted = [i for i in early if not is_ping_request(i)]
         if unprompted:
             f.failed(
                 "stdout-silent-at-start",
@@ -103,7 +116,6 @@ class MainSession:
             )
         else:
             f.passed("stdout-silent-at-start", "nothing on stdout before the first reply")
-        self.early_requests += server_requests(early)
         if reply.message is None:
             self.no_initialize(reply)
             return False
@@ -112,7 +124,7 @@ class MainSession:
         if isinstance(reply.result, dict):
             self.capabilities = reply.result.get("capabilities", {})
             self.negotiated = reply.result.get("protocolVersion")
-        self.early_requests += server_requests(reply.others) + server_requests(probe.drain(0.05))
+        self.early_requests += server_requests(early) + server_requests(probe.drain(0.05))
         if self.early_requests:
             f.warned(
                 "no-early-server-requests",
@@ -365,8 +377,34 @@ class MainSession:
                 {"received": text[:300]},
             )
 
+    def bad_input(self) -> None:
+        """The bad inputs, last: on this process if it still answers, else on a fresh one."""
+        if not self.readable:
+            return  # judge_first_reply said why the bad-input checks are skipped
+        probe, ctx = self.probe, self.ctx
+        fresh = probe.stalled or not probe.alive() or probe.stdout_closed()
+        if fresh:
+            probe = ctx.start("bad-input")
+            if initialize(probe, ctx).message is None:
+                for check in BAD_INPUT_CHECKS:
+                    self.f.skipped(check, "not judged: a fresh process for bad input did not answer initialize")
+                probe.close()
+                return
+            probe.notify("notifications/initialized")
+        final, answering = run_bad_input(ctx, probe)
+        if fresh:
+            final.close()
+            return
+        self.probe = final  # a bad input may have ended the main process: exit-on-eof on its successor
+        if not answering and final.alive():
+            self.hung = True
+
     def end(self) -> None:
         probe = self.probe
+        if self.hung:
+            self.f.skipped("exit-on-eof", "not judged: the server stopped answering after a bad input")
+            probe.close()
+            return
         probe.close_stdin()
         closed_at = probe.child.elapsed()
         code = probe.wait_exit(EXIT_GRACE)

@@ -18,6 +18,7 @@ from typing import Any
 from reference.lifecycle import SUPPORTED
 
 from .context import Context, call_tool, initialize, list_tools, why_no_reply
+from .encoding import ENV, judge_code_page
 from .probe import Probe
 from .structured_output import judge_structured_output
 from .tool_calls import example_arguments, is_shop, safe_to_call
@@ -25,6 +26,7 @@ from .tool_errors import judge_tool_error_kind
 
 UNKNOWN = "1999-01-01"
 OLD_RULE = "2025-06-18"  # the last revision before SEP-1303, and the first with structured output
+CODE_PAGE_PROPOSAL = "2024-11-05"  # for a Python server this probe also runs under cp1252
 PROPOSALS = ["2025-06-18", "2025-03-26", "2024-11-05", UNKNOWN]
 # Every published revision: a server may speak one the course does not (2026-07-28 is stateless).
 KNOWN_REVISIONS = (*SUPPORTED, "2026-07-28")
@@ -44,7 +46,8 @@ class Negotiation:
 
 
 def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
-    probe = ctx.start(f"version {proposed}")
+    code_page = proposed == CODE_PAGE_PROPOSAL and ctx.language == "python"
+    probe = ctx.start(f"version {proposed}" + (" (cp1252)" if code_page else ""), env=ENV if code_page else None)
     try:
         reply = initialize(probe, ctx, version=proposed)
         result = reply.result if isinstance(reply.result, dict) else {}
@@ -55,6 +58,8 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
         negotiation.record(proposed, result.get("protocolVersion") if reply.message else None)
         if proposed == OLD_RULE:
             old_rule_session(ctx, probe, result.get("protocolVersion"), negotiation.missing.get(proposed))
+        if code_page and reply.message is not None:
+            judge_code_page(ctx, probe)
     finally:
         probe.close()
 
