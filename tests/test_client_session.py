@@ -58,6 +58,7 @@ elif mode == "aliases":
     # Before the first reply, replies whose ids Python finds equal to the next request's id (1)
     # though JSON does not (true, 1.0, "1"), or that Python cannot hash (a list, an object).
     first = read()
+    send({"jsonrpc": "2.0", "result": {"n": "no id"}})  # answers nothing: dropped
     for alias in (True, 1.0, "1", [1], {"id": 1}, None):
         send({"jsonrpc": "2.0", "id": alias, "result": {"n": repr(alias)}})
     send({"jsonrpc": "2.0", "id": first["id"], "result": {"n": first["id"]}})
@@ -285,7 +286,18 @@ def test_client_full_session(shop_db: Path, oracle: ShopOracle) -> None:
     sent = [json.loads(text) for direction, text in frames if direction == "->"]
     requests = [m for m in sent if "id" in m]
     assert [m["id"] for m in requests] == list(range(len(requests)))  # fresh ids from 0
+    assert sent[0] == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "mcp-wire-lab-client", "version": "0.1.0"},
+        },
+    }
     assert sent[1] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert frames[2] == ("->", '{"jsonrpc":"2.0","method":"notifications/initialized"}')  # the line, no "\n"
     received = [json.loads(text) for direction, text in frames if direction == "<-"]
     assert [m["id"] for m in received] == [m["id"] for m in requests]
     assert {d for d, _ in frames} == {"->", "<-"}
@@ -317,7 +329,8 @@ def test_client_matches_replies_by_id_and_type(fake_server: Path) -> None:
 def test_client_takes_no_reply_whose_id_differs_in_json_type(fake_server: Path) -> None:
     with Client([sys.executable, str(fake_server), "aliases"], timeout=10) as client:
         assert client.request("first") == {"n": 0}
-        # The early replies with ids true, 1.0 and "1" are not the reply to request 1.
+        # The early replies with ids true, 1.0 and "1" are not the reply to request 1; a result
+        # without an id answers no request and is not kept.
         assert client.request("second", timeout=5) == {"n": 1}
         assert [m["id"] for m in client.early] == [True, 1.0, "1", [1], {"id": 1}, None]
 
