@@ -458,7 +458,7 @@ def judge_initialize(reply: Reply, f: Any) -> None:
     if not isinstance(info, dict) or not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
         wrong.append('"serverInfo" must have a "name" and a "version" string')
     if wrong:
-        f.failed("initialize-result", "; ".join(wrong), {"received": show_json(reply.message, 500)})
+        f.failed("initialize-result", "; ".join(wrong), {"received": show_json(reply.message, 500)}, rule="schema")
     else:
         f.passed(
             "initialize-result",
