@@ -245,6 +245,8 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         (["check", "--", "/no/such/command"], "cannot start /no/such/command"),
         (["check", "--timeout", "soon", "--", "true"], "expected a number of seconds"),
         (["check", "--timeout", "-1", "--", "true"], "expected seconds between 0 and 600"),
+        (["check", "--call-timeout", "0", "--", "true"], "expected seconds between 0 and 600"),
+        (["check", "--call-timeout", "long", "--", "true"], "expected a number of seconds"),
         (["check", "--bogus", "--", "true"], "unrecognized arguments"),
         (["gallery", "show", "no-such-exhibit"], "no-such-exhibit"),
         (["gallery"], "required"),

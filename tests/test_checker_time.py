@@ -49,6 +49,10 @@ def test_a_call_past_the_call_timeout_is_cancelled_and_the_checks_go_on(tmp_path
     # The checks after the slow call were judged, not skipped.
     for later in ("unknown-tool", "tool-error-kind", "exit-on-eof"):
         assert found[later]["status"] == "pass", found[later]
+    # A server with tools but not the shop's: the shop checks say so, not "not reached".
+    for shop_check in ("shop-contract", "shop-read-only"):
+        assert found[shop_check]["status"] == "skip"
+        assert found[shop_check]["summary"].startswith("not a shop server (no count_orders")
     # It exits at EOF once the work in flight ends (the call ran ~4 s past the cancellation).
     assert "once the tool call(s) in flight ended" in found["exit-on-eof"]["summary"]
 

@@ -89,6 +89,8 @@ def test_a_node_server_gets_node_wording_and_no_code_page() -> None:
     assert found["encoding-utf8"]["status"] == "pass"
     assert "cp1252" not in found["encoding-utf8"]["summary"]
     assert "JSON.parse in try/catch" in text
+    # It serves no tools/list at all: the shop checks say why they are skipped.
+    assert found["shop-contract"]["summary"] == "not a shop server (it serves no tools)"
 
 
 def test_a_command_that_tells_nothing_gets_neutral_wording(tmp_path: Path) -> None:
