@@ -1,9 +1,11 @@
 """The main session: one process taken through a whole, well-behaved client's conversation.
 
-Silence at start, initialize, the initialized notification (plus an unknown one and a
-cancellation), ping, ids of every JSON type, tools/list, tool calls, protocol and tool errors, the
-shop contract, and finally closing stdin. Each step reports the checks it can see; a server that
-stops answering ends the session early, and the later checks say why they were skipped.
+Initialize (sent the moment the process starts, as hosts do: it times the start-up), silence
+before its reply, the initialized notification (plus an unknown one and a cancellation), ping,
+ids of every JSON type, tools/list, tool calls (each with the call timeout; one still running
+then is cancelled and the session goes on), protocol and tool errors, the shop contract, the bad
+inputs, and finally closing stdin. Each step reports the checks it can see; a server that stops
+answering ends the session early, and the later checks say why they were skipped.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .structured_output import judge_structured_output
 from .tool_calls import example_arguments, is_shop, result_problem, result_text, safe_to_call, schema_problem
 from .tool_errors import judge_tool_error_kind, judge_unknown_tool
 
-SILENT_WINDOW = 0.3  # seconds of listening before the first request
+SILENT_WINDOW = 0.3  # without an initialize reply, lines this early still count as "at start"
 IDS: list[Any] = [0, 42, "abc", "7"]
 UNICODE_ID = "id-ü-☕-桜"
 UNICODE_QUERY = "Sakura 桜"
