@@ -136,6 +136,66 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ),
         {"test_call_tool", "test_mcp_lab_check"},
     ),
+    (
+        "06-the-client",
+        "replies matched by order, not by id",
+        (
+            '                if same_id(message["id"], request_id):\n'
+            "                    return message\n"
+            "                self.early.append(message)\n",
+            "                return message\n",
+        ),
+        {"test_ids"},
+    ),
+    (
+        "06-the-client",
+        "stderr never read",
+        (
+            "(self.process.stdout, self.lines.put), (self.process.stderr, self.stderr.append)",
+            "(self.process.stdout, self.lines.put),",
+        ),
+        {"test_stderr"},
+    ),
+    (
+        "06-the-client",
+        "killed before it could exit",
+        ("        self.process.stdin.close()\n", "        self.process.kill()\n"),
+        {"test_close"},
+    ),
+    (
+        "07-stdout-hygiene",
+        "stdout kept, never pointed at stderr",
+        (
+            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n    sys.stdout = sys.stderr\n",
+            "",
+        ),
+        {"test_protocol_stdout", "test_quiet_server"},
+    ),
+    (
+        "07-stdout-hygiene",
+        "a child that may read the protocol's stdin",
+        ("stdin=subprocess.DEVNULL, capture_output", "capture_output"),
+        {"test_run_quietly"},
+    ),
+    (
+        "08-clinic-diagnosis",
+        "one case misdiagnosed",
+        (
+            "diagnosis = clinic.answer_key(clinic.seed())\n",
+            "diagnosis = clinic.answer_key(clinic.seed())\n"
+            'diagnosis["case-03"] = "ping" if diagnosis["case-03"] != "ping" else "id-echo"\n',
+        ),
+        {"test_case_03"},
+    ),
+    (
+        "09-clinic-repair",
+        "one server left broken",
+        (
+            "    repairs.apply_solution()\n",
+            '    repairs.apply_solution()\n    open("repair_2.py", "w").write(repairs.broken_source(2))\n',
+        ),
+        {"test_repair_2"},
+    ),
 ]
 
 # A server that reads every line and never answers a request: its process tests fail, in bounded time.
@@ -150,6 +210,21 @@ HANGS: dict[str, tuple[str, str]] = {
     "05-tools-call": (
         '    name = params.get("name")\n',
         '    import time\n\n    time.sleep(3600)\n    name = params.get("name")\n',
+    ),
+    # A client whose every read waits forever: its calls are given up after stage06.LIMIT seconds.
+    "06-the-client": ("        deadline = time.monotonic() + timeout\n", "        time.sleep(3600)\n"),
+    "07-stdout-hygiene": (
+        "    return server.serve(sys.stdin.buffer, protocol)\n",
+        "    import time\n\n    time.sleep(3600)\n",
+    ),
+    # A repair that hangs: the checker's every wait is bounded.
+    "09-clinic-repair": (
+        "    repairs.apply_solution()\n",
+        "    repairs.apply_solution()\n"
+        "    hung = repairs.healthy_source(3).replace(\n"
+        '        "    for line in", "    import time\\n    time.sleep(3600)\\n    for line in"\n'
+        "    )\n"
+        '    open("repair_3.py", "w").write(hung)\n',
     ),
 }
 HANG_BUDGET = 60.0  # seconds for a whole autograde of a hanging submission

@@ -46,6 +46,52 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "decode the bytes as UTF-8 yourself, parse with json.loads(text, parse_constant=...) that raises "
         "ValueError, and let every failure surface as ValueError",
     ),
+    "client-launch": (
+        "MCP 2025-11-25, Transports > stdio: the client launches the MCP server as a subprocess; the server "
+        "writes messages to stdout and MAY write logs to stderr",
+        "subprocess.Popen(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, env=a copy of os.environ without "
+        "PYTHONUNBUFFERED): a list of arguments, never shell=True",
+    ),
+    "client-ids": (
+        "MCP 2025-11-25, Base Protocol: responses MUST include the same ID as the request they correspond "
+        "to; nothing says they come in the order the requests went",
+        "keep every reply whose id you are not waiting for (self.early) and compare ids by value and JSON type",
+    ),
+    "client-notify": (
+        "MCP 2025-11-25, Base Protocol: notifications are one-way messages; the receiver MUST NOT send a response",
+        "send the notification (no id) and return: never wait for a reply to it",
+    ),
+    "client-server-requests": (
+        "MCP 2025-11-25, Utilities > Ping: the receiver MUST respond promptly with an empty response; "
+        "either side may send requests and notifications",
+        'answer a server\'s ping with {"result": {}}, any request you do not serve with error -32601, '
+        "keep notifications; then go on waiting for your own reply",
+    ),
+    "client-timeouts": (
+        "MCP 2025-11-25, Lifecycle > Timeouts: implementations SHOULD establish timeouts for all sent requests, "
+        "to prevent hung connections and resource exhaustion",
+        "wait on the queue with queue.get(timeout=...) and raise ClientError when the time is up or stdout has closed",
+    ),
+    "client-stderr": (
+        "MCP 2025-11-25, Transports > stdio: the server MAY write to stderr for any logging purposes; a pipe "
+        "holds about 64 KiB, and a server blocked on a full stderr pipe stops answering",
+        "read the child's stderr on a thread of its own from the start, keeping only its last lines",
+    ),
+    "client-shutdown": (
+        "MCP 2025-11-25, Lifecycle > Shutdown: for stdio, the client SHOULD first close the input stream to the "
+        "server, wait for it to exit, send SIGTERM if it does not exit in a reasonable time, then SIGKILL",
+        "process.stdin.close(); process.wait(grace); on TimeoutExpired process.terminate(), wait again, "
+        "then process.kill(); return the exit status",
+    ),
+    "clinic": (
+        "each clinic case is a server that breaks one rule of the checker's catalogue (mcp-lab check)",
+        "answer with the check id that fails first in mcp-lab check's report on the case; confirm it in the frames",
+    ),
+    "clinic-repair": (
+        "a repair fixes the defect and breaks nothing else: mcp-lab check reports no failure on the repaired file",
+        "find the lines that break the first failing check's rule, change as few lines as you can, "
+        "then run the checker again",
+    ),
     "framing-read": (
         "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
         "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
@@ -127,7 +173,8 @@ class Failure(AssertionError):
 
 def rule_and_fix(check: str) -> tuple[str, str]:
     if check in CHECKS:
-        return CHECKS[check].rule, CHECKS[check].fix
+        entry = CHECKS[check]
+        return f"{entry.source} ({entry.keyword}): {entry.rule}", entry.fix
     return LESSON_RULES.get(check, ("", ""))
 
 

@@ -15,13 +15,15 @@ process through the checker's probe harness: every wait is bounded, stderr is dr
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import keyword
 import random
+import signal
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +134,25 @@ def inspect(
         else [initialize(id=1), notification("notifications/initialized"), request("ping", id=2)]
     )
     show(argv, script, against, timeout=timeout)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Stop the code inside after ``seconds`` (a cell that tries the learner's code must end).
+
+    It raises TimeoutError in the kernel's main thread, through any ``sleep`` or blocking read.
+    """
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"stopped after {seconds:g} s: something waited without a timeout")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None:

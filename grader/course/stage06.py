@@ -1,0 +1,335 @@
+"""The checks of stage 06 (the client), called from its graded cells.
+
+The learner's ``Client`` drives real processes: the reference server, and the adversaries of
+:mod:`grader.course.adversaries` (replies out of order, a server that talks first, one that never
+answers, one that floods stderr, one that ignores the end of its input). Every call into the
+learner's code is bounded (:func:`expect.call`), and whatever process their client started is
+killed when the check ends, so a broken client costs seconds, never a hung kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from reference.lifecycle import LATEST
+from reference.server import make_server
+
+from .adversaries import command
+from .expect import Failure, call, outcome, same_json, show
+from .lab import reference
+
+LIMIT = 4.0  # seconds any one call into the learner's client may take (the slowest legitimate: ~1.5 s)
+CLOSE_LIMIT = 8.0  # close() on a server that ignores SIGTERM: grace, SIGTERM, a wait, SIGKILL
+SHOP_TOOLS = ["count_orders", "list_orders", "get_order", "search_products"]
+
+
+@contextlib.contextmanager
+def running(client_class: type, argv: list[str], check: str, **kwargs: Any) -> Iterator[Any]:
+    """The learner's client on ``argv``; its process is killed afterwards whatever happened."""
+    client = call(client_class, check, argv, limit=LIMIT, **kwargs)
+    try:
+        yield client
+    finally:
+        process = getattr(client, "process", None)
+        if process is not None and getattr(process, "poll", lambda: 0)() is None:
+            with contextlib.suppress(OSError):
+                process.kill()
+                process.wait(2)
+
+
+def _reference_answer(method: str, params: dict[str, Any]) -> Any:
+    """What the reference server answers, computed in this process (after a handshake)."""
+    server = make_server()
+    with contextlib.redirect_stderr(io.StringIO()):  # its log lines are not the learner's business
+        return _answer(server, method, params)
+
+
+def _answer(server: Any, method: str, params: dict[str, Any]) -> Any:
+    server.handle_line(
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": _init(LATEST)}).encode()
+    )
+    reply = server.handle_line(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode())
+    return reply.get("result")
+
+
+def _init(version: str) -> dict[str, Any]:
+    return {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1"}}
+
+
+# -- 1. launching --------------------------------------------------------------------------------
+_ECHO_ENV = (
+    "import json, os, sys; "
+    "print(json.dumps({'argv': sys.argv[1:], 'unbuffered': 'PYTHONUNBUFFERED' in os.environ}), flush=True); "
+    "print('a line for stderr', file=sys.stderr)"
+)
+
+
+def check_launch(launch: Any) -> None:
+    tricky = ["two words", "$HOME", "a; echo injected", "'quoted'"]
+    saved = os.environ.get("PYTHONUNBUFFERED")
+    os.environ["PYTHONUNBUFFERED"] = "1"  # as in many notebook and container environments
+    try:
+        process = call(launch, "client-launch", [sys.executable, "-c", _ECHO_ENV, *tricky], limit=LIMIT)
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONUNBUFFERED", None)
+        else:
+            os.environ["PYTHONUNBUFFERED"] = saved
+    try:
+        for stream in ("stdin", "stdout", "stderr"):
+            if getattr(process, stream, None) is None:
+                raise Failure(
+                    "client-launch", f"the child's {stream} is not a pipe", hint=f"pass {stream}=subprocess.PIPE"
+                )
+        out, _ = process.communicate(timeout=5)
+    except Exception:
+        with contextlib.suppress(Exception):
+            process.kill()
+        raise
+    lines = out.decode("utf-8", "replace").splitlines()
+    seen = json.loads(lines[0]) if lines and lines[0].startswith("{") else None
+    if seen is None:
+        raise Failure("client-launch", "the child did not run as given", received=out.decode("utf-8", "replace")[:300])
+    if seen["argv"] != tricky:
+        raise Failure(
+            "client-launch",
+            "the child got other arguments than the list you were given: was a shell involved?",
+            expected=show(tricky),
+            received=show(seen["argv"]),
+        )
+    if seen["unbuffered"]:
+        raise Failure(
+            "client-launch",
+            "PYTHONUNBUFFERED reached the child: it would hide a server's missing flush",
+            hint="pass env= a copy of os.environ without PYTHONUNBUFFERED",
+        )
+    if b"a line for stderr" in out:
+        raise Failure("client-launch", "the child's stderr went into its stdout: keep the two pipes apart")
+
+
+# -- 2. the handshake, list, call -------------------------------------------------------------------
+def check_handshake(client_class: type, version: str = LATEST) -> None:
+    with running(client_class, command("polite"), "initialize-result") as client:
+        result = call(client.initialize, "initialize-result", version, limit=LIMIT)
+        if not isinstance(result, dict) or result.get("protocolVersion") != version:
+            raise Failure(
+                "initialize-result",
+                "initialize() must return the server's initialize result",
+                expected=f'an object with "protocolVersion": "{version}" (the reference echoes a supported revision)',
+                received=show(result),
+            )
+        sent = call(client.request, "client-notify", "lab/received", limit=LIMIT)
+        _check_sent(sent, version)
+        tools = call(client.request, "tools-list", "tools/list", limit=LIMIT)
+        names = [t.get("name") for t in tools.get("tools", [])] if isinstance(tools, dict) else None
+        if names != SHOP_TOOLS:
+            raise Failure("tools-list", "request('tools/list') must return the result", received=show(tools))
+        status = random.choice(["paid", "shipped", "pending"])
+        params = {"name": "count_orders", "arguments": {"status": status}}
+        got = call(client.request, "tools-call-result", "tools/call", params, limit=LIMIT)
+        want = _reference_answer("tools/call", params)
+        if not same_json(got, want):
+            raise Failure(
+                "tools-call-result",
+                "request('tools/call', ...) must return the result",
+                expected=show(want),
+                received=show(got),
+            )
+
+
+def _check_sent(sent: Any, version: str) -> None:
+    """What the reference read, as the adversaries' ``lab/received`` reports it."""
+    messages = sent.get("messages") if isinstance(sent, dict) else None
+    if not isinstance(messages, list) or len(messages) < 2:
+        raise Failure("initialize-result", "the server did not get the handshake", received=show(messages))
+    first, second = messages[0], messages[1]
+    if not (isinstance(first, dict) and first.get("method") == "initialize" and "id" in first):
+        raise Failure("initialize-result", "the first message must be the initialize request", received=show(first))
+    if first.get("jsonrpc") != "2.0" or first.get("params", {}).get("protocolVersion") != version:
+        raise Failure(
+            "initialize-result",
+            "initialize must say jsonrpc 2.0 and propose the revision asked for",
+            received=show(first),
+        )
+    if not isinstance(second, dict) or second.get("method") != "notifications/initialized" or "id" in second:
+        raise Failure(
+            "client-notify",
+            "after the initialize result the client sends notifications/initialized, a notification (no id)",
+            received=show(second),
+        )
+    ids = [m.get("id") for m in messages if isinstance(m, dict) and "id" in m]
+    if len(ids) != len({json.dumps(i) for i in ids}):
+        raise Failure("client-ids", "every request needs an id of its own", received=show(ids))
+
+
+def check_notify(client_class: type) -> None:
+    with running(client_class, command("mute"), "client-notify") as client:
+        started = time.monotonic()
+        call(client.notify, "client-notify", "notifications/initialized", limit=LIMIT)
+        call(client.notify, "client-notify", "notifications/cancelled", {"requestId": 1}, limit=LIMIT)
+        took = time.monotonic() - started
+        if took > 1.0:
+            raise Failure(
+                "client-notify",
+                f"notify() took {took:.1f} s against a server that never answers: it waited for a reply",
+                hint="a notification has no id and no reply: send it and return",
+            )
+
+
+# -- 3. ids, not order ----------------------------------------------------------------------------
+def check_ids(client_class: type, hidden: bool) -> None:
+    with running(client_class, command("reverse"), "client-ids") as client:
+        call(client.initialize, "client-ids", LATEST, limit=LIMIT)
+        methods = (
+            ["ping", "tools/list", "ping"] if not hidden else random.sample(["ping", "tools/list", "ping", "ping"], 4)
+        )
+        ids = [call(client.send_request, "client-ids", m, limit=LIMIT) for m in methods]
+        if len({json.dumps(i) for i in ids}) != len(ids):
+            raise Failure("client-ids", "send_request gave two requests the same id", received=show(ids))
+        order = list(range(len(ids))) if not hidden else random.sample(range(len(ids)), len(ids))
+        for i in order:
+            reply = call(client.wait_for, "client-ids", ids[i], limit=LIMIT)
+            _check_reply(reply, ids[i], methods[i])
+        result = call(
+            client.request, "client-ids", "tools/call", {"name": "get_order", "arguments": {"order_id": 7}}, limit=LIMIT
+        )
+        if not isinstance(result, dict) or result.get("structuredContent", {}).get("id") != 7:
+            raise Failure("client-ids", "request() returned another request's reply", received=show(result))
+
+
+def _check_reply(reply: Any, request_id: Any, method: str) -> None:
+    if not isinstance(reply, dict) or type(reply.get("id")) is not type(request_id) or reply.get("id") != request_id:
+        got = reply.get("id") if isinstance(reply, dict) else None
+        raise Failure(
+            "client-ids",
+            f"wait_for({json.dumps(request_id)}) returned the reply with id {json.dumps(got)}",
+            expected=f"the reply whose id is {json.dumps(request_id)}, with the same JSON type",
+            received=show(reply),
+            hint="replies come in any order, and a string id is not a number: keep the others for later",
+        )
+    want = {} if method == "ping" else None
+    if want is not None and reply.get("result") != want:
+        raise Failure("client-ids", f"the reply to {method} is not the server's", received=show(reply))
+    if method == "tools/list" and "tools" not in reply.get("result", {}):
+        raise Failure("client-ids", "the reply to tools/list is not the server's", received=show(reply))
+
+
+# -- 4. the server speaks first -----------------------------------------------------------------------
+def check_server_messages(client_class: type) -> None:
+    with running(client_class, command("chatty"), "client-server-requests") as client:
+        call(client.initialize, "client-server-requests", LATEST, limit=LIMIT)
+        _, error = outcome(client.request, "client-server-requests", "tools/list", limit=LIMIT)
+        if error is not None:
+            raise Failure(
+                "client-server-requests",
+                "tools/list failed against a server that sent a ping and a sampling request first",
+                received=f"{type(error).__name__}: {error}",
+                hint="answer a server's ping with result {}, any other request with error -32601, then go on waiting",
+            )
+        logs = [n for n in getattr(client, "notifications", []) if isinstance(n, dict)]
+        if not any(n.get("method") == "notifications/message" for n in logs):
+            raise Failure(
+                "client-server-requests",
+                "the server's log notifications were not kept in client.notifications",
+                received=show(getattr(client, "notifications", None)),
+            )
+
+
+# -- 5. every read bounded ----------------------------------------------------------------------------
+def check_timeouts(client_class: type, hidden: bool) -> None:
+    wait = 1.0 if not hidden else random.choice([0.6, 0.8, 1.2])
+    with running(client_class, command("mute"), "client-timeouts") as client:
+        started = time.monotonic()
+        _, error = outcome(client.request, "client-timeouts", "ping", None, wait, limit=LIMIT)
+        took = time.monotonic() - started
+        _expect_client_error(error, f"request('ping', timeout={wait}) against a server that never answers")
+        if took > wait + 1.5:
+            raise Failure("client-timeouts", f"the timeout was {wait} s but the request gave up after {took:.1f} s")
+    with running(client_class, command("vanish"), "client-timeouts") as client:
+        call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
+        started = time.monotonic()
+        _, error = outcome(client.request, "client-timeouts", "tools/list", None, 5.0, limit=LIMIT)
+        took = time.monotonic() - started
+        _expect_client_error(error, "request('tools/list') to a server that exited")
+        if took > 2.0:
+            raise Failure(
+                "client-timeouts",
+                f"the server had exited, yet the request waited {took:.1f} s for its whole timeout",
+                hint="an empty line from the pump means stdout closed: raise ClientError at once",
+            )
+
+
+def _expect_client_error(error: BaseException | None, what: str) -> None:
+    if error is None:
+        raise Failure("client-timeouts", f"{what} returned instead of raising ClientError")
+    if type(error).__name__ != "ClientError":
+        raise Failure("client-timeouts", f"{what} raised {type(error).__name__}: {error}; expected ClientError")
+
+
+# -- 6. stderr drained ---------------------------------------------------------------------------------
+def check_stderr(client_class: type) -> None:
+    with running(client_class, command("noisy"), "client-stderr") as client:
+        _, error = outcome(client.initialize, "client-stderr", LATEST, limit=LIMIT)
+        if error is not None:
+            raise Failure(
+                "client-stderr",
+                "initialize failed against a server that writes 1 MiB to stderr before it answers",
+                received=f"{type(error).__name__}: {error}",
+                hint="a pipe holds about 64 KiB: read the child's stderr on a thread of its own, always",
+            )
+        deadline = time.monotonic() + 2.0  # the stderr thread may still be reading the last of it
+        while b"noisy: end of stderr" not in (tail := _stderr_text(client)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if b"noisy: end of stderr" not in tail:
+            raise Failure(
+                "client-stderr",
+                "client.stderr does not end with the server's last stderr line",
+                received=show(tail[-200:]),
+            )
+
+
+def _stderr_text(client: Any) -> bytes:
+    return b"".join(line for line in list(getattr(client, "stderr", [])) if isinstance(line, bytes))
+
+
+# -- 7. shutting down ------------------------------------------------------------------------------------
+def check_close(client_class: type) -> None:
+    with running(client_class, reference(), "client-shutdown") as client:
+        call(client.initialize, "client-shutdown", LATEST, limit=LIMIT)
+        code = call(client.close, "client-shutdown", limit=CLOSE_LIMIT)
+        if code != 0:
+            raise Failure(
+                "client-shutdown",
+                f"close() on a server that exits at the end of its input returned {code}, not 0",
+                hint="close stdin first and wait: a signal is for a server that does not exit by itself",
+            )
+    for name, want in (("deaf", "SIGTERM"), ("stubborn", "SIGKILL")):
+        with running(client_class, command(name), "client-shutdown") as client:
+            call(client.initialize, "client-shutdown", LATEST, limit=LIMIT)
+            started = time.monotonic()
+            code = call(client.close, "client-shutdown", limit=CLOSE_LIMIT)
+            took = time.monotonic() - started
+            process = getattr(client, "process", None)
+            if process is None or process.poll() is None:
+                raise Failure(
+                    "client-shutdown",
+                    f"close() returned but the {name} server is still running",
+                    hint=f"it ignores the end of its input{' and SIGTERM' if want == 'SIGKILL' else ''}: "
+                    f"after waiting, send {want}",
+                )
+            if not isinstance(code, int) or code >= 0:
+                raise Failure(
+                    "client-shutdown", f"close() returned {code!r}; a server ended by a signal has a negative status"
+                )
+            if took > 6.0:
+                raise Failure(
+                    "client-shutdown", f"close() took {took:.1f} s: wait a few seconds at each step, not more"
+                )

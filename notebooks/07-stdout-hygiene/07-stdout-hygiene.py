@@ -1,0 +1,251 @@
+Stage 07 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 07: stdout hygiene
+#
+# The most common reason a stdio server will not connect is not a bug in its protocol code. It is
+# one line of something else on its stdout: a banner, a log line, a library's progress message, a
+# child process's output. The spec (MCP 2025-11-25, Transports > stdio) leaves no room:
+#
+# > The server **MUST NOT** write anything to its stdout that is not a valid MCP message.
+#
+# In this stage you make a polluted server quiet, in a way that survives code you do not control,
+# and then write a check of your own that tells a clean stdout from a dirty one.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("07")
+
+# %% [markdown] id=field
+# ## 1. What the field sees
+#
+# Each of these is a server in the course's gallery, with the symptom a host reports:
+#
+# | polluter | what lands on stdout | what the host says |
+# |---|---|---|
+# | a banner | `Shop server started, waiting for requests on stdin` | Node hosts: `Unexpected token 'S', "Shop serve"... is not valid JSON` |
+# | logging to stdout | `2026-12-03 10:00:00 INFO shop: ...` | every tool call: `Unexpected non-whitespace character after JSON` |
+# | a child process | `audit: tool call on ...` (it inherited the server's stdout) | tool calls fail with a parse error; ping and tools/list work |
+# | a library that prints | `warming the shop cache... done` | the same, from code you never wrote |
+#
+# A client reads stdout line by line and hands each line to its JSON parser, so one such line
+# breaks the message it sits in, or the whole session. Here is the banner server, frame by frame:
+
+# %% id=watch-banner
+lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2)])
+
+# %% [markdown] id=why-hard
+# ## 2. Why "just use stderr" is not enough
+#
+# The direct fixes are known: `print(..., file=sys.stderr)`, `logging.basicConfig(stream=sys.stderr)`.
+# They fix the lines you wrote. They do not fix a library that calls `print()`, a C extension that
+# writes to file descriptor 1, or a child process that inherited descriptor 1 from you: those never
+# look at `sys.stdout`'s name, they write to the descriptor.
+#
+# The robust fix works at the descriptor level, once, at start-up:
+#
+# 1. `os.dup(1)` makes a second descriptor for the real stdout. Keep it for the protocol, and for
+#    nothing else: `os.fdopen(fd, "wb")` gives a binary stream on it.
+# 2. `os.dup2(2, 1)` points descriptor 1 at stderr. From now on, everything written to "stdout" by
+#    anyone (`print`, a library, a C extension, every child process) goes to stderr.
+# 3. `sys.stdout = sys.stderr`, so that Python-level writes follow, without buffering surprises.
+#
+# The protocol messages go to the saved stream; everything else is a log line on stderr, where the
+# spec puts logs.
+#
+# A child process has a second trap: it inherits your **stdin** too, which is the client's protocol
+# stream. A child that reads its stdin (many tools do, when they see it is not a terminal) eats the
+# client's next request. Give it `stdin=subprocess.DEVNULL`, and capture its output if you want it.
+
+# %% [markdown] id=task-server
+# ### Your turn: `quiet_server.py`
+#
+# The server below has every polluter of part 1: a banner, a log line per call, a library that
+# prints, and an audit child process per call. Write the three functions that make it quiet:
+#
+# - `protocol_stdout()`: part 2's three steps; return the binary stream for protocol messages.
+# - `setup_logging()`: logging at level INFO, to stderr.
+# - `run_quietly(argv)`: run a helper command with no stdin (`subprocess.DEVNULL`), capture its
+#   stdout, and return it as text (give it a timeout: 10 s).
+#
+# `main()` is given: it calls them, then serves the shop on the stream `protocol_stdout()` returned.
+
+# %% solution id=quiet_server
+%%module quiet_server
+import logging
+import os
+import subprocess
+import sys
+
+from grader.course.polluters import warm_cache
+from reference.server import make_server
+
+
+def protocol_stdout():
+    """Keep the real stdout for protocol messages only; point everything else at stderr."""
+    ### BEGIN SOLUTION
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    return protocol
+    ### END SOLUTION
+
+
+def setup_logging():
+    ### BEGIN SOLUTION
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    ### END SOLUTION
+
+
+def run_quietly(argv):
+    """Run a helper command; return its stdout as text. It never sees our stdin or stdout."""
+    ### BEGIN SOLUTION
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10)
+    return done.stdout
+    ### END SOLUTION
+
+
+AUDIT = [sys.executable, "-c", "print('audit: tool call recorded')"]
+
+
+def main():
+    protocol = protocol_stdout()
+    setup_logging()
+    print("Shop server started, waiting for requests on stdin")  # the banner: now on stderr
+    log = logging.getLogger("shop")
+    server = make_server()
+    call_tool = server.dispatcher.methods["tools/call"]
+
+    def audited_call(params):
+        warm_cache()  # a library that prints
+        log.info("tools/call %s: %s", params.get("name"), run_quietly(AUDIT).strip())
+        return call_tool(params)
+
+    server.dispatcher.methods["tools/call"] = audited_call
+    return server.serve(sys.stdin.buffer, protocol)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+# %% test id=test_protocol_stdout points=3
+from grader.course import stage07
+
+stage07.check_protocol_stdout()
+
+# %% test id=test_setup_logging points=1
+stage07.check_setup_logging()
+
+# %% test id=test_run_quietly points=2
+stage07.check_run_quietly()
+
+# %% test id=test_quiet_server points=2
+stage07.check_quiet_server()
+
+# %% [markdown] id=hygiene
+# ## 3. A hygiene check of your own
+#
+# When a server will not connect, the first question is always: what exactly is on its stdout?
+# Write the check that answers it. `hygiene(stdout)` gets every byte a server wrote to stdout in a
+# session, and returns a list of problems, one string each, in the order of the lines, each
+# starting with `line N: ` (N counts from 1). An empty list means clean.
+#
+# A line is clean when it is one JSON object, encoded as UTF-8, strict JSON, ended by `\n`. So a
+# line has a problem when:
+#
+# - it is empty (a blank line is not a message);
+# - it ends in `\r` (the writer sent `\r\n`; strict clients reject the `\r`);
+# - it is not valid UTF-8;
+# - it is not JSON, or more than one JSON value (two messages on a line, a pretty-printed message
+#   spread over several lines: each of its lines is broken);
+# - it holds `NaN` or `Infinity` (Python's `json.loads` accepts them; JSON has no such values);
+# - it is JSON but not an object (`"ok"`, `[1, 2]`);
+# - it is the last line and has no `\n` after it.
+#
+# Only the line matters here, not what the message means: a reply with the wrong id is still a
+# clean line. A clean session of the course's server, as the check sees it:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
+# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# ```
+#
+# The test runs your check on the stdout of the reference server and of eleven gallery servers
+# (seven dirty, four with other bugs but a clean stdout), then on transcripts made dirty at random.
+
+# %% solution id=hygiene_check
+%%module hygiene_check
+import json
+
+
+def refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def line_problem(line):
+    """What is wrong with one line (bytes, without its \\n), or None."""
+    ### BEGIN SOLUTION
+    if line.endswith(b"\r"):
+        return 'ends in "\\r\\n"'
+    if not line:
+        return "a blank line"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8 (byte {exc.start})"
+    try:
+        value = json.loads(text, parse_constant=refuse_constant)
+    except ValueError as exc:
+        return f"not one JSON value: {exc}: {text[:60]!r}"
+    if not isinstance(value, dict):
+        return f"a JSON {type(value).__name__}, not an object"
+    return None
+    ### END SOLUTION
+
+
+def hygiene(stdout):
+    """Every problem in a server's stdout, as 'line N: ...' strings; [] when it is clean."""
+    ### BEGIN SOLUTION
+    problems = []
+    lines = stdout.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        last = number == len(lines)
+        if last and not line:
+            break  # the text ended with \n: nothing after it
+        problem = line_problem(line)
+        if last:
+            problem = "the last line has no \\n" + (f"; {problem}" if problem else "")
+        if problem:
+            problems.append(f"line {number}: {problem}")
+    return problems
+    ### END SOLUTION
+
+# %% id=try-hygiene
+print(hygiene(b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))
+print(hygiene(b'Server ready\n{"jsonrpc":"2.0","id":1,"result":{}}\r\n'))
+
+# %% test id=test_hygiene_gallery points=3
+from grader.course import stage07
+
+stage07.check_hygiene_gallery(hygiene)
+
+# %% test id=test_hygiene_random points=2
+stage07.check_hygiene_random(hygiene, rounds=10)
+### BEGIN HIDDEN TESTS
+stage07.check_hygiene_random(hygiene, rounds=60)
+### END HIDDEN TESTS
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# A server that stays clean whatever its libraries and children do, and a check you can point at
+# any server's stdout. The course's checker does the same and more (`stdout-json-lines`,
+# `stdout-line-ending`, `stdout-strict-json`); try it on a polluted server:
+#
+# ```sh
+# .venv/bin/mcp-lab check -- .venv/bin/mcp-lab gallery run log_to_stdout
+# ```
+#
+# The next two stages are the clinic: servers with one defect each, and no names to give it away.
