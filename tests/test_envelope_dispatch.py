@@ -105,22 +105,36 @@ def test_classify_responses() -> None:
 @pytest.mark.parametrize(
     ("message", "problem"),
     [
-        ({"jsonrpc": "1.0", "id": 99, "result": {}}, '"jsonrpc"'),
-        ({"id": 99, "error": "x"}, '"jsonrpc"'),
+        ({"jsonrpc": "1.0", "id": 99, "result": {}}, 'the "jsonrpc" member must be the string "2.0"'),
+        ({"id": 99, "error": "x"}, 'the "jsonrpc" member must be the string "2.0"'),
         ({"jsonrpc": "2.0", "id": 99, "error": "x"}, '"error" must be an object'),
-        ({"jsonrpc": "2.0", "id": 99, "error": {"code": "1", "message": "m"}}, "integer"),
-        ({"jsonrpc": "2.0", "id": 99, "error": {"code": 1}}, "string"),
-        ({"jsonrpc": "2.0", "result": {}}, "no id"),
-        ({"jsonrpc": "2.0", "id": None, "result": {}}, "id"),
-        ({"jsonrpc": "2.0", "id": [1], "error": {"code": 1, "message": "m"}}, "id"),
-        ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}}, "both"),
+        (
+            {"jsonrpc": "2.0", "id": 99, "error": {"code": "1", "message": "m"}},
+            '"error" needs an integer "code" and a string "message"',
+        ),
+        ({"jsonrpc": "2.0", "id": 99, "error": {"code": 1}}, '"error" needs an integer "code" and a string "message"'),
+        (
+            {"jsonrpc": "2.0", "id": 99, "error": {"code": True, "message": "m"}},
+            '"error" needs an integer "code" and a string "message"',
+        ),
+        ({"jsonrpc": "2.0", "result": {}}, "it has no id"),
+        ({"jsonrpc": "2.0", "id": None, "result": {}}, "the id must be a string or an integer"),
+        (
+            {"jsonrpc": "2.0", "id": [1], "error": {"code": 1, "message": "m"}},
+            "the id must be a string, an integer or null",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}},
+            "it has both a result and an error",
+        ),
         ({"jsonrpc": "2.0", "id": 1, "method": None, "result": {}}, ""),  # a null method is no method
+        ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "m"}}, ""),  # null: an unread id
     ],
 )
 def test_malformed_responses_are_still_responses(message: Any, problem: str) -> None:
     kind = envelope.classify(message)
     assert isinstance(kind, envelope.Response)
-    assert problem in kind.problem and bool(kind.problem) is bool(problem)
+    assert kind.problem == problem
 
 
 @pytest.mark.parametrize(
@@ -272,6 +286,21 @@ def test_malformed_responses_get_no_reply_and_one_log_line(message: Any, capsys:
     assert d.handle_line(line(message)) is None
     assert len(logged) == 1 and "malformed response" in logged[0] and len(logged[0]) < 200
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("id", "shown"),
+    [
+        ("x" * 58, '"' + "x" * 58 + '"'),  # 60 characters of JSON: shown whole
+        ("x" * 59, '"' + "x" * 56 + "..."),  # 61: cut to 60 with the dots
+        ("\u00e9\u2603", '"\\u00e9\\u2603"'),  # ASCII only, whatever the id holds
+        (12345, "12345"),
+    ],
+)
+def test_a_logged_id_is_short_ascii_json(id: Any, shown: str) -> None:
+    logged: list[str] = []
+    assert Dispatcher({}, {}, log=logged.append).handle_line(line({"jsonrpc": "2.0", "id": id, "result": {}})) is None
+    assert logged == [f"ignored a response (id {shown}): this server sends no requests"]
 
 
 def test_default_log_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
