@@ -24,5 +24,11 @@ if [ ! -x "$CORPUS/venv/bin/python" ]; then
     "$PYTHON" -m venv "$CORPUS/venv"
 fi
 "$CORPUS/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PYPI_PACKAGES[@]}"
+# The official Python SDK's 1.x client, beside the project's 2.x (tests/test_sdk1_interop.py).
+SDK1=build/sdk1
+if [ ! -x "$SDK1/bin/python" ]; then
+    "$PYTHON" -m venv "$SDK1"
+fi
+"$SDK1/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==1.30.0"
 printf '%s\n' "${NPM_PACKAGES[@]}" "${PYPI_PACKAGES[@]}" > "$CORPUS/installed.txt"
 echo "corpus installed in $CORPUS: $(tr '\n' ' ' < "$CORPUS/installed.txt")"
