@@ -30,6 +30,7 @@ BAD_INPUTS: list[tuple[str, bytes, int, tuple[Any, ...], str]] = [
 ]
 
 
+LENIENT = {"invalid UTF-8"}  # inputs a server may decode leniently and answer with another error
 BAD_INPUT_CHECKS = ("parse-error", "invalid-request", "method-not-found", "survives-bad-input")
 
 
@@ -87,6 +88,9 @@ def run_bad_input(ctx: Context, probe: Probe) -> tuple[Probe, bool]:
         }
         if answer is None:
             f.failed(check, f"no reply to {what}", evidence)
+        elif got_code != code and error and what in LENIENT:
+            # Decoded leniently (U+FFFD) and answered with another error: it still answered.
+            f.warned(check, f"{what} got code {got_code}, not {code} (decoded leniently)", evidence, rule="lenient")
         elif got_code != code:
             f.failed(check, f"{what} got {'code ' + str(got_code) if error else 'a result'}, not {code}", evidence)
         elif not any(same_id(message.get("id"), i) for i in ids):

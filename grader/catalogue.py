@@ -212,6 +212,15 @@ CHECKS: dict[str, Check] = {
             '{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
             neutral="catch the JSON parser's error and answer "
             '{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
+            also={
+                "lenient": Rule(
+                    "recommendation",
+                    "RFC 8259 section 8.1; JSON-RPC 2.0 section 5.1",
+                    "bytes that are not UTF-8 are not JSON text (-32700); a server that decodes them leniently "
+                    "and answers another error still answers, so no MUST is broken",
+                    "decode each line as strict UTF-8 and answer a failure with -32700",
+                )
+            },
         ),
         Check(
             "invalid-request",

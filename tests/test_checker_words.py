@@ -85,6 +85,8 @@ def test_a_node_server_gets_node_wording_and_no_code_page() -> None:
     assert parse["status"] == "fail"
     assert parse["evidence"]["fix"] == CHECKS["parse-error"].node
     assert "JSON.parse" in parse["evidence"]["fix"] and "json.loads" not in text
+    # Invalid UTF-8 decoded leniently and answered -32601: it answered, so only a warning, listed.
+    assert "warn: invalid UTF-8 got code -32601, not -32700 (decoded leniently)" in parse["evidence"]["problems"]
     # PYTHONIOENCODING means nothing to Node: no code-page probe, no cp1252 in the verdict.
     assert found["encoding-utf8"]["status"] == "pass"
     assert "cp1252" not in found["encoding-utf8"]["summary"]
