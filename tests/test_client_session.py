@@ -71,7 +71,7 @@ elif mode == "notes":
         seen.append(message)
     send({"jsonrpc": "2.0", "id": message["id"], "result": {"seen": seen}})
 elif mode == "chatty":
-    out.write(b"Starting the fake server, v1 ...\n")
+    out.write(b"Starting the fake server, v1 ...\n\xff\xfe not UTF-8\n")
     out.flush()
     first = read()
     send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
@@ -352,8 +352,9 @@ def test_client_copes_with_noise_notifications_and_server_requests(fake_server: 
         assert client.notifications == [
             {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
         ]
-        assert client.noise == [b"Starting the fake server, v1 ..."]
+        assert client.noise == [b"Starting the fake server, v1 ...", b"\xff\xfe not UTF-8"]
     assert ("!!", "Starting the fake server, v1 ...") in frames
+    assert ("!!", "\ufffd\ufffd not UTF-8") in frames  # shown with replacement characters, never a crash
 
 
 def test_client_notifications_are_sent_as_given_and_get_no_reply(fake_server: Path) -> None:
@@ -374,7 +375,7 @@ def test_client_error_reply_raises_with_the_code(fake_server: Path) -> None:
             client.request("anything")
         assert caught.value.code == -32601
         assert caught.value.error == {"code": -32601, "message": "no such method"}
-        assert "-32601" in str(caught.value)
+        assert str(caught.value) == "anything failed: -32601 no such method"
 
 
 def test_client_dead_server_raises_with_its_stderr(fake_server: Path) -> None:
@@ -423,6 +424,20 @@ def test_client_timeout_is_prompt() -> None:
         code = client.close(grace=0.5)
         assert code is not None and code < 0  # ended by a signal: it never read its stdin
         assert time.monotonic() - started < 10
+
+
+def test_client_timeout_counts_from_the_request() -> None:
+    # Two seconds after the start, a request with its own 0.5 s timeout still waits 0.5 s (not the
+    # client's 10 s, nor a deadline counted from the start).
+    client = Client([sys.executable, "-c", "import time; time.sleep(60)"], timeout=10).start()
+    try:
+        time.sleep(2.0)
+        started = time.monotonic()
+        with pytest.raises(ClientError, match=r"no reply to ping \(id 0\) within 0.5 s"):
+            client.request("ping", timeout=0.5)
+        assert 0.4 < time.monotonic() - started < 2.0
+    finally:
+        client.close(grace=0.5)
 
 
 def test_client_close_ends_a_server_that_ignores_sigterm_and_eof() -> None:
