@@ -258,9 +258,10 @@ class Probe:
             self.exit_code = code
         return code
 
-    def close(self) -> int:
+    def close(self, grace: float = 0.5) -> int:
+        """End the server in the spec's order: stdin closed, ``grace`` seconds, SIGTERM, SIGKILL."""
         self.stdin_open = False
-        code = self.child.close(grace=0.5)
+        code = self.child.close(grace=grace)
         self.drain()  # whatever was still in the pipe belongs on the record
         if self.exit_code is None:
             self.exit_code = code

@@ -61,7 +61,9 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
         if code_page and reply.message is not None:
             judge_code_page(ctx, probe)
     finally:
-        probe.close()
+        # No grace: how a server exits is judged in the main session; here it would only cost
+        # the wait (a Python SDK server takes about 0.4 s to exit at end of input).
+        probe.close(grace=0.0)
 
 
 def old_rule_session(ctx: Context, probe: Probe, answered: Any, missing: str | None) -> None:
