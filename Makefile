@@ -18,9 +18,10 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/mcp-lab lab $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
-# Two workers (this is a 2-core machine); a test file stays on one worker (module fixtures).
+# Two workers (this is a 2-core machine); a test file stays on one worker (module fixtures), but
+# the course pipeline is split in two groups (tests/conftest.py).
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -373,3 +373,21 @@ def run_cli(
         cwd=str(ROOT),
         check=False,
     )
+
+
+# -- test distribution (make test: pytest -n 2 --dist loadgroup) --------------------------------
+# A test file runs on one worker (its module fixtures are built once), except the course pipeline,
+# the longest file by far: its stages are split in two groups, one per worker, each building its
+# own nbgrader course. Without xdist the marks do nothing.
+PIPELINE_SPLIT = "05"  # stages from this one on form the second group
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        group = module.__name__ if module is not None else item.nodeid.split("::")[0]
+        if group.endswith("test_course_pipeline"):
+            callspec = getattr(item, "callspec", None)
+            stage = str(callspec.params.get("name", "")) if callspec is not None else ""
+            group += "-late" if stage >= PIPELINE_SPLIT else "-early"
+        item.add_marker(pytest.mark.xdist_group(group))

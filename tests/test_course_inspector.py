@@ -171,3 +171,18 @@ def test_views_show_frames_the_first_difference_and_a_text_fallback(capsys: pyte
     inspector.show(lab.reference(), script)  # outside IPython: the transcript, printed
     out = capsys.readouterr().out
     assert out.startswith("$ ") and "-> request (#" in out and '<- response (#1): {"jsonrpc":"2.0","id":"7"' in out
+
+
+def test_a_forged_reply_with_the_id_as_a_string_is_marked_and_the_true_reply_linked() -> None:
+    from grader.course.adversaries import command
+
+    timeline = run(command("reverse"), [lab.initialize(id=1), lab.request("ping", id=2)])
+    received = [e for e in timeline.frames() if e.direction == "received"]
+    forged = [e for e in received if e.message.get("result") == {"forged": True}]
+    true = [e for e in received if e.message.get("result") != {"forged": True}]
+    assert len(forged) == 2 and len(true) == 2
+    assert all("id mismatch" in e.flag for e in forged)
+    assert not any(e.flag for e in true)
+    for reply in true:
+        request = next(e for e in timeline.frames() if e.n == reply.link)
+        assert request.link == reply.n and request.message["id"] == reply.message["id"]

@@ -176,6 +176,7 @@ class Recorder:
         self.step = 0
         self.closed = False
         self._pending: list[Event] = []  # sent requests still owed a reply
+        self._near_misses: list[Event] = []  # requests answered so far only with a near-miss id
         self._stderr_seen = 0
         self._stderr_partial = b""
         self._lock = threading.RLock()
@@ -281,9 +282,16 @@ class Recorder:
         for request in self._pending:
             if same_id(request.message["id"], got):
                 return self._pair(event, request)
+        for request in self._near_misses:
+            # The true reply after a near miss (a forged or mangled id came first): it is the answer.
+            if same_id(request.message["id"], got):
+                self._near_misses.remove(request)
+                event.link, request.link = request.n, event.n
+                return ""
         for request in self._pending:
             if "id" in event.message and _near(request.message["id"], got):
                 self._pair(event, request)
+                self._near_misses.append(request)
                 return f"id mismatch: sent {describe_id(request.message['id'])}, got {describe_id(got)}"
         if got is None:  # the reply to a line whose id could not be read: the oldest such line unanswered
             bad = [e for e in self.timeline.events if e.direction == "sent" and e.kind in _BAD and e.link is None]

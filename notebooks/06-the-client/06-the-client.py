@@ -87,6 +87,16 @@ lab.setup("06")
 # So `notify()` sends and returns. A client that waits for a reply to a notification waits until
 # its timeout, every time.
 
+# %% [markdown] id=inspect-reverse
+# The wire inspector shows why the JSON type matters. The course's "reverse" test server (the one
+# the tests use for out-of-order replies) writes, before each true reply, a forged one whose id is
+# the right number as a string. The inspector links each request to its true reply and marks the
+# forged ones: a client that compared `str(id)`, or kept replies in a dict keyed by `str(id)`,
+# would have taken them.
+
+# %% id=inspect-reverse-run
+lab.inspect(command("reverse"), [lab.initialize(id=1), lab.request("ping", id=2), lab.request("ping", id=3)])
+
 # %% [markdown] id=server-speaks
 # ## 4. When the server speaks first
 #

@@ -65,6 +65,14 @@ for case in clinic.case_names():
 # %% id=try-a-case
 clinic.report(clinic.command("case-01"))
 
+# %% [markdown] id=inspect-case
+# The wire inspector puts a case beside the reference server: the same frames to both, and the
+# first frame where they differ, with the rule it would break. Use it to confirm what the checker
+# says (change the case name, or pass your own frames as a second argument):
+
+# %% id=inspect-case-run
+lab.inspect(clinic.command("case-01"), against=lab.reference())
+
 # %% [markdown] id=task
 # ### Your turn: `diagnosis`
 #
