@@ -462,6 +462,17 @@ def test_client_close_ends_a_server_that_ignores_sigterm_and_eof() -> None:
     assert child.process.poll() is not None
 
 
+def test_client_passes_its_environment_to_the_server() -> None:
+    code = (
+        "import json, os, sys\n"
+        "request = json.loads(sys.stdin.readline())\n"
+        "value = {k: os.environ.get(k) for k in ('MCP_LAB_TEST_VAR', 'PYTHONUNBUFFERED')}\n"
+        "print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': value}), flush=True)\n"
+    )
+    with Client([sys.executable, "-c", code], timeout=10, env={"MCP_LAB_TEST_VAR": "x\u00e9"}) as client:
+        assert client.request("env") == {"MCP_LAB_TEST_VAR": "x\u00e9", "PYTHONUNBUFFERED": None}
+
+
 def test_client_start_of_a_missing_command_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         Client([str(tmp_path / "no-such-server")]).start()

@@ -86,10 +86,19 @@ def test_session_initialize_result() -> None:
     assert session.batches_allowed
 
 
-def test_session_initialize_bad_params_changes_nothing() -> None:
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"protocolVersion": 1}, 'Invalid params: "protocolVersion" must be a string such as "2025-11-25"'),
+        ([], "Invalid params: initialize params must be an object"),
+        (None, "Invalid params: initialize params must be an object"),
+    ],
+)
+def test_session_initialize_bad_params_changes_nothing(params: Any, message: str) -> None:
     session = lifecycle.Session(version="2025-03-26")
-    with pytest.raises(RpcError):
-        session.initialize({"protocolVersion": 1}, {}, {}, "")
+    with pytest.raises(RpcError) as caught:
+        session.initialize(params, {}, {}, "")
+    assert caught.value.to_error() == {"code": -32602, "message": message}
     assert session.version == "2025-03-26" and not session.initialize_seen
 
 
