@@ -17,6 +17,7 @@ import json
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from grader.gallery import command as exhibit_command
@@ -238,9 +239,13 @@ def _judge(hygiene: Any, stdout: bytes, where: str) -> None:
 
 
 def check_hygiene_gallery(hygiene: Any) -> None:
-    _judge(hygiene, transcript(reference()), "the reference server")
-    for name in DIRTY + CLEAN:
-        _judge(hygiene, transcript(exhibit_command(name)), f"the exhibit {name}")
+    servers = {"the reference server": reference()}
+    servers.update({f"the exhibit {name}": exhibit_command(name) for name in DIRTY + CLEAN})
+    # Recorded side by side (each is a process start and a short session), judged in order.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        transcripts = dict(zip(servers, pool.map(transcript, servers.values()), strict=True))
+    for where, stdout in transcripts.items():
+        _judge(hygiene, stdout, where)
 
 
 def dirtied(clean: bytes, rng: random.Random) -> bytes:

@@ -129,7 +129,6 @@ lab.watch(
         lab.notification("notifications/initialized"),
         lab.request("tools/list", id=2),
     ],
-    wait=1.0,
 )
 
 # %% [markdown] id=watch-explained
