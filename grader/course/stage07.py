@@ -56,6 +56,11 @@ def _raised(result: subprocess.CompletedProcess[bytes], what: str) -> None:
         raise Failure("stdout-json-lines", f"{what} failed: {last}", stderr=err)
 
 
+def _stdout_empty(result: subprocess.CompletedProcess[bytes], what: str, hint: str) -> None:
+    if result.stdout:
+        raise Failure("stdout-json-lines", what, received=show(result.stdout), hint=hint)
+
+
 # -- part one: the pieces ------------------------------------------------------------------------
 _PROTOCOL = """
 import json, os, subprocess, sys
@@ -102,13 +107,7 @@ def check_setup_logging() -> None:
     mark = str(random.randrange(10**6))
     result = _run_piece("quiet_server", _LOGGING.replace("MARK", mark))
     _raised(result, "setup_logging()")
-    if result.stdout:
-        raise Failure(
-            "stdout-json-lines",
-            "logging wrote to stdout",
-            received=show(result.stdout),
-            hint="logging.basicConfig(stream=sys.stderr, ...)",
-        )
+    _stdout_empty(result, "logging wrote to stdout", "logging.basicConfig(stream=sys.stderr, ...)")
     if f"an info line {mark}".encode() not in result.stderr:
         raise Failure("stdout-json-lines", "an INFO log line must reach stderr", received=show(result.stderr))
 
@@ -127,13 +126,11 @@ def check_run_quietly() -> None:
     protocol_input = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
     result = _run_piece("quiet_server", _QUIETLY.replace("MARK", mark), stdin=protocol_input)
     _raised(result, "run_quietly(argv)")
-    if result.stdout:
-        raise Failure(
-            "stdout-json-lines",
-            "the child's output reached our stdout",
-            received=show(result.stdout),
-            hint="capture it: subprocess.run(..., stdout=subprocess.PIPE) or capture_output=True",
-        )
+    _stdout_empty(
+        result,
+        "the child's output reached our stdout",
+        "capture it: subprocess.run(..., stdout=subprocess.PIPE) or capture_output=True",
+    )
     seen = json.loads(result.stderr.decode().strip().splitlines()[-1])
     if not isinstance(seen["out"], str) or not seen["out"].startswith(mark):
         raise Failure(
