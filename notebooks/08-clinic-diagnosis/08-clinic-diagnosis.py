@@ -14,6 +14,7 @@ Stage 08 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 from grader.course import clinic, lab
 
 lab.setup("08")
+diagnosis = {}  # your answers: the cell under "Your turn" fills it
 
 # %% [markdown] id=method
 # ## 1. A method
