@@ -51,7 +51,9 @@ def test_rpc_error_message_and_data() -> None:
     plain = RpcError(errors.INVALID_PARAMS)
     assert str(plain) == "Invalid params"
     assert plain.to_error() == {"code": -32602, "message": "Invalid params"}
+    assert (plain.code, plain.message, plain.detail, plain.data) == (-32602, "Invalid params", "", None)
     detailed = RpcError(errors.METHOD_NOT_FOUND, "tools/lisst", data={"hint": "tools/list"})
+    assert (detailed.kind, detailed.detail) == (errors.METHOD_NOT_FOUND, "tools/lisst")
     assert detailed.to_error() == {
         "code": -32601,
         "message": "Method not found: tools/lisst",
@@ -171,6 +173,14 @@ def test_reply_builders() -> None:
     assert envelope.result_message("7", {}) == {"jsonrpc": "2.0", "id": "7", "result": {}}
     reply = envelope.error_message(None, errors.PARSE_ERROR, "bad")
     assert reply == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error: bad"}}
+    plain = envelope.error_message(3, errors.METHOD_NOT_FOUND)  # no detail: the code's name alone
+    assert plain == {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "Method not found"}}
+    given = envelope.error_message("a", RpcError(errors.INVALID_PARAMS, "x", data=[1]))
+    assert given == {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "error": {"code": -32602, "message": "Invalid params: x", "data": [1]},
+    }
 
 
 # -- dispatch -------------------------------------------------------------------------------
