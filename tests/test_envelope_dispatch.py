@@ -139,30 +139,37 @@ def test_malformed_responses_are_still_responses(message: Any, problem: str) -> 
     assert kind.problem == problem
 
 
+JSONRPC_2 = 'the "jsonrpc" member must be the string "2.0"'
+METHOD_STRING = 'the "method" member must be a string'
+BAD_ID = "the id must be a string or an integer (not null, not 1.5, not true)"
+PARAMS_OBJECT = '"params" must be an object'
+
+
 @pytest.mark.parametrize(
-    ("message", "answer_id"),
+    ("message", "answer_id", "detail"),
     [
-        ([], None),
-        ("ping", None),
-        (7, None),
-        (None, None),
-        ({"id": 1, "method": "ping"}, 1),  # no jsonrpc member
-        ({"jsonrpc": "1.0", "id": "a", "method": "ping"}, "a"),
-        ({"jsonrpc": 2.0, "id": 1, "method": "ping"}, 1),
-        ({"jsonrpc": "2.0", "id": 5}, 5),  # no method
-        ({"jsonrpc": "2.0", "id": 5, "method": 17}, 5),
-        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),
-        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None),
-        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None),
-        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": "a string"}, 2),
-        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": None}, 2),
-        ({"jsonrpc": "2.0", "method": "note", "params": 3}, None),
+        ([], None, "expected a JSON object, got list"),
+        ("ping", None, "expected a JSON object, got str"),
+        (7, None, "expected a JSON object, got int"),
+        (None, None, "expected a JSON object, got NoneType"),
+        ({"id": 1, "method": "ping"}, 1, JSONRPC_2),  # no jsonrpc member
+        ({"jsonrpc": "1.0", "id": "a", "method": "ping"}, "a", JSONRPC_2),
+        ({"jsonrpc": 2.0, "id": 1, "method": "ping"}, 1, JSONRPC_2),
+        ({"jsonrpc": "2.0", "id": 5}, 5, METHOD_STRING),  # no method
+        ({"jsonrpc": "2.0", "id": 5, "method": 17}, 5, METHOD_STRING),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None, BAD_ID),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None, BAD_ID),
+        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None, BAD_ID),
+        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": "a string"}, 2, PARAMS_OBJECT),
+        ({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": None}, 2, PARAMS_OBJECT),
+        ({"jsonrpc": "2.0", "method": "note", "params": 3}, None, PARAMS_OBJECT),
     ],
 )
-def test_classify_invalid_requests(message: Any, answer_id: Any) -> None:
+def test_classify_invalid_requests(message: Any, answer_id: Any, detail: str) -> None:
     with pytest.raises(RpcError) as caught:
         envelope.classify(message)
     assert caught.value.kind is errors.INVALID_REQUEST
+    assert str(caught.value) == f"Invalid Request: {detail}"
     assert envelope.id_of(message) == answer_id
     reply = envelope.error_message(envelope.id_of(message), caught.value)
     check_envelope(reply)
@@ -266,9 +273,18 @@ def test_handler_rpc_error_and_crash(capsys: pytest.CaptureFixture[str]) -> None
     rejected = d.handle_line(line({"jsonrpc": "2.0", "id": 1, "method": "reject"}))
     assert rejected == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params: no"}}
     crashed = d.handle_line(line({"jsonrpc": "2.0", "id": 2, "method": "fail"}))
-    assert crashed["id"] == 2 and crashed["error"]["code"] == -32603
-    assert "boom" not in crashed["error"]["message"]  # details go to stderr, not to the client
+    # The exception's type only: its details go to stderr, not to the client.
+    assert crashed == {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error: RuntimeError"}}
     assert "RuntimeError: boom" in capsys.readouterr().err
+
+
+def test_a_message_with_a_method_is_a_request_even_with_a_result_member() -> None:
+    rec = Recorder()
+    message = {"jsonrpc": "2.0", "id": 4, "method": "echo", "params": {"a": 1}, "result": {}}
+    assert dispatcher(rec).handle_line(line(message)) == {"jsonrpc": "2.0", "id": 4, "result": {"echo": {"a": 1}}}
+    note = {"jsonrpc": "2.0", "method": "good/note", "error": {"code": 1, "message": "m"}}
+    assert dispatcher(rec).handle_line(line(note)) is None
+    assert rec.seen == [("echo", {"a": 1}), ("good/note", {})]
 
 
 def test_responses_from_the_client_are_ignored() -> None:
