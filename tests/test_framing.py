@@ -102,6 +102,30 @@ def test_oversized_line_longer_than_one_skip_chunk() -> None:
     assert frames(data, limit=1024) == ["error", b"after"]
 
 
+class ReadSizes(io.BytesIO):
+    """A real in-memory stream that records the size each readline() call asks for."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.asked: list[int | None] = []
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        self.asked.append(size)
+        return super().readline(size)
+
+
+def test_read_frame_never_asks_for_an_unbounded_line() -> None:
+    # A peer that never sends "\n" must not make us hold its whole line: every read is bounded,
+    # by the limit plus a CRLF for the message, by 1 MiB for each chunk of a line being skipped.
+    stream = ReadSizes(b"q" * (3 << 20) + b"\n" + b"{}\n")
+    with pytest.raises(FrameError):
+        read_frame(stream, limit=1000)
+    assert read_frame(stream, limit=1000) == b"{}"
+    assert stream.asked[0] == 1002 and stream.asked[-1] == 1002
+    skips = stream.asked[1:-1]
+    assert len(skips) >= 3 and all(size == 1 << 20 for size in skips), stream.asked
+
+
 # -- decode ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("line", "value"),
