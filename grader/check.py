@@ -23,6 +23,7 @@ from typing import Any
 
 from . import CALL_TIMEOUT
 from .context import STARTUP_WARN, Context
+from .flush import judge_flush
 from .language import server_language
 from .launcher import is_launcher, warm_up
 from .main_session import MainSession
@@ -108,6 +109,7 @@ def run_check(
         raise errors[0]
     received = [(item, probe.revision) for probe in ctx.probes for item in probe.received]
     judge_lines((i.line for i, _ in received), ((i.message, r) for i, r in received if i.json_ok), ctx.findings)
+    judge_flush(ctx.probes, ctx.findings)
     judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
         judge_digest(truth, digest, ctx.findings)

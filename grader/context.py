@@ -16,6 +16,7 @@ from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
 from . import CALL_TIMEOUT
+from .nudge import NudgingProbe
 from .probe import Probe, Reply, show
 from .verdicts import Findings
 
@@ -46,7 +47,7 @@ class Context:
     def start(self, name: str, env: Mapping[str, str] | None = None) -> Probe:
         if self.closed:
             raise RuntimeError("the check is being stopped")
-        probe = Probe(self.argv, self.timeout, env=env, name=name)
+        probe = NudgingProbe(self.argv, self.timeout, env=env, name=name)
         self.probes.append(probe)
         return probe
 

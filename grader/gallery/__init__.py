@@ -470,6 +470,19 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "outputSchema and refuse the result. Fix: structuredContent is data, not display text: send "
         "the number, and write the schema from what the tool really returns.",
     ),
+    (
+        "partial_flush",
+        None,
+        "stdout-flush",
+        "fail",
+        "Connects and lists tools, but a tool call hangs until the host sends something else; the "
+        "last call's answer turns up only when the host disconnects.",
+        "call_tool() sets a flag so that write_line() skips the flush for tool results ('they go "
+        "out with the next flush'). Every other reply is flushed, so the handshake works, but a "
+        "tool result waits in the block-buffered stdout until the next flushed reply, or until the "
+        "process exits at end of input: the host waits, times out, or pairs answers with the wrong "
+        "calls. Fix: flush after every message, whatever its kind.",
+    ),
 ]
 
 _EXHIBITS: dict[str, Exhibit] = {

@@ -1,0 +1,138 @@
+"""A probe that nudges a silent server with a ping, to tell a reply stuck in a buffer from a slow one.
+
+A server that does not flush some of its replies keeps them in its stdout buffer until it writes
+and flushes something else. So when a request goes unanswered for a moment, the probe writes a
+ping of its own: if the awaited reply then comes out at once, ahead of the ping's reply, it was
+written long ago and held back, the signature of a missing flush (a slow tool, still working,
+answers later, or after the ping). The probe records it as a :class:`Late` reply and goes on at
+once, instead of waiting out the timeout for every unflushed reply. The nudges' replies are read
+and kept on record (frames, stdout rules) but never handed to the caller.
+
+    >>> import sys
+    >>> with NudgingProbe([sys.executable, "-m", "reference.server"], timeout=5) as probe:
+    ...     probe.request("ping", id=7).message, probe.late
+    ({'jsonrpc': '2.0', 'id': 7, 'result': {}}, [])
+
+Replies held until stdin closes (the other place a buffer gets flushed) are found by
+:mod:`grader.flush` from the frames and :attr:`NudgingProbe.closed_at`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .probe import Probe, Received, Reply, same_id
+
+NUDGE_AFTER = 1.0  # seconds of silence before the first nudge
+NUDGE_AGAIN = 0.05  # once a reply was seen stuck, later silences are nudged at once
+FLUSHED_WITHIN = 0.5  # a reply this soon after the nudge was held back
+EXIT_WITHIN = 1.0  # a reply this soon after stdin closed was held back (exiting takes a moment more)
+PREFIX = "flush-probe-"  # the nudges' ids
+
+
+@dataclass(frozen=True)
+class Late:
+    """A reply that came out only when the probe wrote something else (or closed stdin)."""
+
+    request: dict[str, Any]  # the request it answers
+    sent_at: float  # seconds since start, when the request was written
+    trigger_at: float  # when the nudge (or stdin's close) was written
+    arrived_at: float  # when the reply arrived
+    trigger: str  # "a ping" or "stdin closed"
+    line: bytes  # the reply as received
+
+
+def is_nudge_reply(item: Received) -> bool:
+    message = item.message
+    return (
+        isinstance(message, dict)
+        and "method" not in message
+        and isinstance(message.get("id"), str)
+        and message["id"].startswith(PREFIX)
+    )
+
+
+class NudgingProbe(Probe):
+    def __init__(
+        self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None, name: str = "probe"
+    ) -> None:
+        super().__init__(argv, timeout, env=env, name=name)
+        self.late: list[Late] = []
+        self.closed_at: float | None = None  # when stdin was closed
+        self.nudges = 0
+        self.ended_by_itself = False  # stdout closed while stdin was still open (the server died)
+        self.unanswered = 0  # requests given up on: at close, their replies may still be in a buffer
+        self._awaiting: dict[str, Any] | None = None  # the request being waited for
+        self._sent_at = 0.0
+        self._nudge_at: float | None = None  # when to nudge, if still silent
+        self._nudged_at: float | None = None  # when the nudge for the awaited request went out
+
+    def exchange(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
+        if message.get("method") == "initialize" or "id" not in message:
+            # Before initialize is answered a silence is a slow start (startup-time), not a buffer.
+            return super().exchange(message, timeout)
+        limit = self.timeout if timeout is None else timeout
+        delay = NUDGE_AGAIN if self.late else min(NUDGE_AFTER, limit / 2)
+        self._awaiting, self._sent_at = message, self.child.elapsed()
+        self._nudge_at, self._nudged_at = self._sent_at + delay, None
+        try:
+            reply = super().exchange(message, timeout)
+        finally:
+            self._awaiting = self._nudge_at = None
+        if reply.message is None and reply.near_miss is None and not reply.spread:
+            self.unanswered += 1
+        return reply
+
+    def read(self, timeout: float) -> Received | None:
+        deadline = self.child.elapsed() + timeout
+        while True:
+            now = self.child.elapsed()
+            wait = deadline - now
+            if self._nudge_at is not None:
+                wait = min(wait, self._nudge_at - now)
+            item = super().read(max(0.0, wait))
+            if item is None:
+                if self.stdout_closed():
+                    self.ended_by_itself = self.ended_by_itself or self.closed_at is None
+                    return None
+                if self._nudge_at is not None and self.child.elapsed() >= self._nudge_at:
+                    self._nudge()
+                    continue
+                if self.child.elapsed() >= deadline:
+                    return None
+                continue
+            if is_nudge_reply(item):
+                continue  # ours: on record, but no caller's business
+            self._note_if_late(item)
+            return item
+
+    def _nudge(self) -> None:
+        self._nudge_at = None
+        self.nudges += 1
+        self._nudged_at = self.child.elapsed()
+        self.send({"jsonrpc": "2.0", "id": f"{PREFIX}{self.nudges}", "method": "ping"})
+
+    def _note_if_late(self, item: Received) -> None:
+        awaited, nudged = self._awaiting, self._nudged_at
+        message = item.message
+        if awaited is None or nudged is None or not isinstance(message, dict) or "method" in message:
+            return
+        if same_id(message.get("id"), awaited.get("id")) and item.line.at - nudged <= FLUSHED_WITHIN:
+            self.late.append(Late(awaited, self._sent_at, nudged, item.line.at, "a ping", item.line.data))
+
+    def close_stdin(self) -> None:
+        if self.closed_at is None:
+            self.closed_at = self.child.elapsed()
+        super().close_stdin()
+
+    def close(self, *args: Any, **kwargs: Any) -> int:
+        if self.closed_at is None and self.unanswered and self.alive() and not self.stdout_closed():
+            # Replies given up on may sit in a buffer that exiting flushes: end input, and listen
+            # a moment before the process is ended (however little grace the caller gives it).
+            self.close_stdin()
+            self.read_for(EXIT_WITHIN)
+        if self.closed_at is None:
+            self.closed_at = self.child.elapsed()
+        return super().close(*args, **kwargs)
