@@ -27,6 +27,7 @@ from .flush import judge_flush
 from .language import server_language
 from .launcher import is_launcher, warm_up
 from .main_session import MainSession
+from .root_cause import diagnose
 from .shop_contract import ShopTruth, judge_digest
 from .stdout_rules import judge_lines
 from .verdicts import STATUSES, Result
@@ -113,6 +114,6 @@ def run_check(
     judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
         judge_digest(truth, digest, ctx.findings)
-    results = list(ctx.findings.results().values())
+    results = diagnose(ctx.probes, ctx.findings)  # root causes first, consequences marked
     elapsed = time.monotonic() - started
     return Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)

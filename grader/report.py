@@ -44,10 +44,19 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
     out.write(f"mcp-lab check: {' '.join(report.command)}\n")
     width = max(len(r.id) for r in report.results)
     for result in report.results:
-        out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {result.summary}\n")
+        if result.caused_by:
+            # A consequence: one line, and why; its fix is the root's (--json or -v shows its evidence).
+            verb = "fails" if result.status == "fail" else "warns"
+            out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {verb} because of {result.caused_by}: ")
+            out.write(f"{result.summary}\n        because: {result.evidence.get('because', '')}\n")
+            if not verbose:
+                continue
+        else:
+            out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {result.summary}\n")
         if result.status not in ("fail", "warn") and not verbose:
             continue
         evidence = dict(result.evidence)
+        evidence.pop("because", None)  # said on the check's own line
         keys = [k for k in ORDER if k in evidence] + [k for k in evidence if k not in ORDER]
         for key in keys:
             value = evidence[key]

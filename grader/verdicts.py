@@ -50,9 +50,13 @@ class Result:
     summary: str
     evidence: dict[str, Any] = field(default_factory=dict)
     rule: Rule | None = None  # the rule of the finding that decided the status
+    caused_by: str | None = None  # the check whose failure this one follows from (root_cause.py)
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "summary": self.summary, "evidence": dict(self.evidence)}
+        data = {"id": self.id, "status": self.status, "summary": self.summary, "evidence": dict(self.evidence)}
+        if self.caused_by:
+            data["caused_by"] = self.caused_by
+        return data
 
 
 def _worst(findings: list[Finding]) -> Finding:

@@ -7,14 +7,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
-from reference.child import child_environment
+from conftest import ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 CHECK_TIMEOUT = 90.0  # seconds for one whole `mcp-lab check` run (a bound, not a measure)
 BAD = ("fail", "warn")
@@ -22,14 +18,8 @@ BAD = ("fail", "warn")
 
 def check(argv: list[str], *options: str, text: bool = False) -> tuple[Any, int]:
     """The checker's report on ``argv``: the JSON object, or the text with ``text``."""
-    done = subprocess.run(
-        [sys.executable, "-m", "grader.cli", "check", *([] if text else ["--json"]), *options, "--", *argv],
-        capture_output=True,
-        timeout=CHECK_TIMEOUT,
-        env=child_environment(),
-        cwd=ROOT,
-        check=False,
-    )
+    words = ["check", *([] if text else ["--json"]), *options, "--", *argv]
+    done = run_cli(words, timeout=CHECK_TIMEOUT)
     assert done.returncode in (0, 1), done.stderr.decode("utf-8", "replace")
     out = done.stdout.decode("utf-8")
     return (out if text else json.loads(out)), done.returncode

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from check_support import BAD, SERVERS, by_id, check
+from check_support import BAD, SERVERS, by_id, causes, check
 
 from grader import gallery
 
@@ -41,3 +41,18 @@ def test_a_slow_tool_is_not_a_flush_problem(tmp_path: Path) -> None:
     found = by_id(report)
     assert found["stdout-flush"]["status"] == "pass", found["stdout-flush"]
     assert found["tools-call-result"]["status"] == "pass", found["tools-call-result"]
+
+
+def test_replies_held_until_stdin_closes_are_a_missing_flush() -> None:
+    # Only initialize is flushed; every later reply comes out when the process exits at EOF.
+    report, code = check([sys.executable, str(SERVERS / "flushes_once.py")])
+    found = by_id(report)
+    flush = found["stdout-flush"]
+    assert code == 1 and flush["status"] == "fail", flush
+    assert "came out only when stdin closed" in flush["summary"]
+    assert report["checks"][0]["id"] == "stdout-flush"
+    # The requests that got no reply in time: their replies were in the buffer all along.
+    marked = causes(report)
+    for consequence in ("ping", "tools-list", "survives-bad-input", "parse-error"):
+        assert marked.get(consequence) == "stdout-flush", found[consequence]
+    assert set(marked.values()) == {"stdout-flush"}

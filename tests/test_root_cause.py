@@ -1,0 +1,100 @@
+"""The checker names the root cause: one defect, one diagnosis, on the whole gallery.
+
+Every check runs ``mcp-lab check --json`` as a real process on a real server over real pipes:
+
+- THE GALLERY TEST: for every exhibit, the first failing check of the report (the first one not
+  passing, where the exhibit only warns) is the exhibit's own check, and every check marked
+  ``caused_by`` names a root that fails (or warns) in the same report and is no consequence itself;
+- the one-defect exhibits mark exactly the consequences their evidence shows, in JSON and in text;
+- a second, independent defect is never marked as a consequence (partial flushing is in test_flush.py);
+- a reply with a mistyped id fails id-echo even when it ends the session before id-echo's step.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from check_support import BAD, SERVERS, by_id, causes, check
+
+from grader import gallery
+
+
+@pytest.mark.parametrize("name", [e.name for e in gallery.exhibits()])
+def test_every_exhibit_leads_with_its_own_check(name: str) -> None:
+    exhibit = gallery.get(name)
+    report, _ = check(gallery.command(name))
+    wanted = ("fail",) if exhibit.expect == "fail" else BAD
+    first = next(c for c in report["checks"] if c["status"] in wanted)
+    assert first["id"] == exhibit.check, f"the report leads with {first['id']}: {first['summary']}"
+    assert "caused_by" not in first
+    found = by_id(report)
+    for check_id, root in causes(report).items():
+        assert found[check_id]["status"] in BAD, check_id
+        assert found[root]["status"] in BAD and "caused_by" not in found[root], (check_id, root)
+        assert found[check_id]["evidence"]["because"], check_id
+    # Roots first, then consequences, then the checks that pass or were skipped.
+    groups = [(c["status"] not in BAD) * 2 or ("caused_by" in c) for c in report["checks"]]
+    assert groups == sorted(groups)
+
+
+# Each one-defect exhibit with consequences: exactly these checks are marked, with their root.
+CONSEQUENCES = {
+    "missing_flush": {"initialize-result": "stdout-flush", "startup-time": "stdout-flush"},
+    "pretty_printed": {"initialize-result": "stdout-json-lines", "stdout-silent-at-start": "stdout-json-lines"},
+    "content_length": {
+        "initialize-result": "stdout-json-lines",
+        "startup-time": "stdout-json-lines",
+        "stdout-silent-at-start": "stdout-json-lines",
+        "stdout-line-ending": "stdout-json-lines",
+    },
+    "dies_on_bad_line": {"parse-error": "survives-bad-input"},
+    "log_to_stdout": {"tools-call-result": "stdout-json-lines"},
+    "child_writes_stdout": {"stdout-json-lines": "tools-call-result"},
+    "wrong_result_shape": {"shop-contract": "tools-call-result"},
+    "early_server_request": {"stdout-silent-at-start": "no-early-server-requests"},
+    # Both stdout rules are truly broken by a banner, and both errors of this one are real.
+    "banner": {},
+    "tool_error_as_protocol_error": {},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSEQUENCES))
+def test_consequences_are_marked_with_their_root(name: str) -> None:
+    report, _ = check(gallery.command(name))
+    assert causes(report) == CONSEQUENCES[name]
+
+
+def test_the_text_report_leads_with_the_root_and_says_what_follows_from_it() -> None:
+    text, code = check(gallery.command("missing_flush"), text=True)
+    assert code == 1
+    lines = text.splitlines()
+    assert lines[1].startswith("  FAIL  stdout-flush ")
+    marked = [line for line in lines if "because of stdout-flush" in line]
+    assert [line.split()[1] for line in marked] == ["initialize-result", "startup-time"]
+    assert marked[0].startswith("  FAIL  initialize-result") and "fails because of stdout-flush: " in marked[0]
+    assert marked[1].startswith("  WARN  startup-time") and "warns because of stdout-flush: " in marked[1]
+    # The consequence's fix is the root's: only the root's rule and fix are printed.
+    assert sum(line.strip().startswith("fix:") for line in lines) == 1
+
+
+def test_an_independent_defect_is_not_marked_as_a_consequence() -> None:
+    report, _ = check([sys.executable, str(SERVERS / "two_defects.py")])
+    found = by_id(report)
+    assert found["stdout-flush"]["status"] == "fail" and found["ping"]["status"] == "fail"
+    assert causes(report) == {}
+
+
+def test_a_mistyped_id_on_the_first_reply_is_named_as_id_echo() -> None:
+    report, _ = check([sys.executable, str(SERVERS / "str_ids.py")])
+    found = by_id(report)
+    echo = found["id-echo"]
+    assert echo["status"] == "fail" and "caused_by" not in echo
+    assert json.loads(echo["evidence"]["received"])["id"] == "1"
+    assert report["checks"][0]["id"] == "id-echo"
+    assert causes(report) == {
+        "initialize-result": "id-echo",
+        "startup-time": "id-echo",
+        "stdout-silent-at-start": "id-echo",
+    }
