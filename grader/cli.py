@@ -5,8 +5,10 @@
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
     mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
                                               check any stdio MCP server, check by check
-    mcp-lab gallery list | show NAME [--reveal] | run NAME
-                                              the broken-server gallery, for diagnosis practice
+    mcp-lab gallery list [--reveal] | show NAME [--reveal] | run NAME
+                                              the broken-server gallery (the instructor's view)
+    mcp-lab clinic list | run CASE [--seed SEED]
+                                              the gallery as neutral cases drawn from your seed
     mcp-lab lab [--workspace DIR] [--setup-only] [-- JUPYTER-ARGS...]
                                               the learner's workspace (nbgrader's release), opened in JupyterLab
     mcp-lab progress [--workspace DIR]        per stage: do the public checks pass, and the first failure
@@ -84,12 +86,22 @@ def build_parser() -> Parser:
     gallery_commands = gallery.add_subparsers(
         dest="gallery_command", required=True, parser_class=Parser, metavar="ACTION"
     )
-    gallery_commands.add_parser("list", help="names and symptoms")
+    listing = gallery_commands.add_parser("list", help="with --reveal: names, checks and symptoms")
+    listing.add_argument("--reveal", action="store_true", help="the exhibits' names give the defects away: list them")
     show = gallery_commands.add_parser("show", help="one exhibit: symptom, and with --reveal its defect")
     show.add_argument("name")
     show.add_argument("--reveal", action="store_true", help="say what is wrong and which check catches it")
     run_exhibit = gallery_commands.add_parser("run", help="run an exhibit as a stdio server")
     run_exhibit.add_argument("name")
+
+    clinic = commands.add_parser("clinic", help="the gallery as neutral cases, drawn for you from your seed")
+    clinic_commands = clinic.add_subparsers(dest="clinic_command", required=True, parser_class=Parser, metavar="ACTION")
+    seed_help = "your clinic seed (default: the one in clinic_seed.txt in this folder)"
+    clinic_list = clinic_commands.add_parser("list", help="your cases and what a host or user sees of each")
+    clinic_list.add_argument("--seed", help=seed_help)
+    clinic_run = clinic_commands.add_parser("run", help="run a case (case-01, ...) as a stdio server")
+    clinic_run.add_argument("case", metavar="CASE")
+    clinic_run.add_argument("--seed", help=seed_help)
 
     lab = commands.add_parser("lab", help="set up the learner's workspace and open it in JupyterLab")
     lab.add_argument("--workspace", metavar="DIR", help="the learner's folder (default: workspace/)")
@@ -139,6 +151,10 @@ def run(argv: Sequence[str]) -> int:
         return check_command(args)
     if args.command == "gallery":
         return gallery_command(args)
+    if args.command == "clinic":
+        from .clinic_cli import clinic_command
+
+        return clinic_command(args)
     if args.command in ("lab", "progress", "course"):
         return course_cli(args)
     if args.command == "db":
@@ -229,11 +245,19 @@ def gallery_command(args: argparse.Namespace) -> int:
     from . import gallery
 
     if args.gallery_command == "list":
+        if not args.reveal:
+            # The names are the answers: a learner practises on the clinic's neutral cases.
+            print("The gallery's names give each defect away, so they are listed only on request:")
+            print("  mcp-lab gallery list --reveal    (the instructor's view: names, checks, symptoms)")
+            print("To practise diagnosis, list your cases instead (neutral names, symptoms only):")
+            print("  mcp-lab clinic list")
+            return 0
         exhibits = gallery.exhibits()
         width = max(len(e.name) for e in exhibits)
+        check_width = max(len(e.check) for e in exhibits)
         for exhibit in exhibits:
-            print(f"{exhibit.name:<{width}}  {exhibit.symptom}")
-        print("\nDiagnose one: mcp-lab check -- mcp-lab gallery run NAME; then mcp-lab gallery show NAME --reveal")
+            print(f"{exhibit.name:<{width}}  {exhibit.check:<{check_width}}  {exhibit.symptom}")
+        print("\nRun one: mcp-lab check -- mcp-lab gallery run NAME; explained: mcp-lab gallery show NAME --reveal")
         return 0
     try:
         exhibit = gallery.get(args.name)

@@ -110,13 +110,14 @@ def test_a_command_that_tells_nothing_gets_neutral_wording(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     "args",
     [
-        ["gallery", "list"],
+        ["gallery", "list", "--reveal"],
+        ["clinic", "list", "--seed", "k3f9"],
         ["check", "--json", "--", sys.executable, "-m", "reference.server"],
         ["check", "--", sys.executable, "-m", "reference.server"],
     ],
 )
 def test_output_into_a_closed_pipe_exits_quietly(args: list[str]) -> None:
-    """`mcp-lab gallery list | head -1`: the reader is gone before the writer is done."""
+    """`mcp-lab gallery list --reveal | head -1`: the reader is gone before the writer is done."""
     read_end, write_end = os.pipe()
     os.close(read_end)  # a reader that has already gone away, as head does after one line
     try:
@@ -138,7 +139,11 @@ def test_output_into_a_closed_pipe_exits_quietly(args: list[str]) -> None:
 def test_head_one_in_a_real_shell_pipeline() -> None:
     mcp_lab = Path(sys.executable).parent / "mcp-lab"
     done = subprocess.run(
-        ["sh", "-c", f"'{mcp_lab}' gallery list | head -1"], capture_output=True, text=True, timeout=60, env=ENV
+        ["sh", "-c", f"'{mcp_lab}' gallery list --reveal | head -1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
     )
     assert done.returncode == 0 and done.stderr == ""
     assert len(done.stdout.splitlines()) == 1
