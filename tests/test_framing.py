@@ -227,6 +227,7 @@ def test_encode_with_a_lone_surrogate_still_refuses_nan() -> None:
         (b'{"x": NaN}', "NaN is not JSON"),
         (b"[-Infinity]", "-Infinity is not JSON"),
         (b"\xef\xbb\xbf{}", "a UTF-8 byte-order mark before the JSON"),
+        pytest.param(b"[" * 100_000, "JSON nested too deeply", id="nested-too-deeply"),
     ],
 )
 def test_frame_error_messages_read_naturally(line: bytes, message: str) -> None:
