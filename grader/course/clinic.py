@@ -30,6 +30,7 @@ from grader.catalogue import CHECKS
 from grader.gallery import Exhibit, get
 
 from .expect import Failure, show
+from .lab import CHECK_CALL_TIMEOUT
 
 SEED_FILE = "clinic_seed.txt"
 _UNSAVED: dict[str, str] = {}  # folder -> seed, where no seed file may be written
@@ -120,7 +121,7 @@ def report(argv: list[str]) -> None:
     from grader.check import run_check
     from grader.report import write_text
 
-    write_text(run_check(list(argv)), sys.stdout)
+    write_text(run_check(list(argv), call_timeout=CHECK_CALL_TIMEOUT), sys.stdout)
 
 
 def catalogue() -> None:

@@ -35,6 +35,9 @@ from .expect import Failure, code_name, describe_id, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
+# seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
+# in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
+CHECK_CALL_TIMEOUT = 5.0
 
 
 # -- set-up and the %%module magic --------------------------------------------------------------
@@ -337,11 +340,23 @@ class Server:
         raise Failure("survives-bad-input", summary, **details)
 
 
+def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
+    """A short session before the checker runs: a shop server whose tools/call never returns would
+    make the checker wait its call timeout on every call (minutes); here it fails in seconds."""
+    with Server(argv, timeout=timeout) as server:
+        init = initialize()
+        server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+        server.send(notification("notifications/initialized"))
+        call = request("tools/call", params={"name": "count_orders", "arguments": {}})
+        server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
+
+
 def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
     """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
     from grader.check import run_check
 
-    results = {r.id: r for r in run_check(list(argv), timeout=timeout).results}
+    answers_a_tool_call(argv, timeout)
+    results = {r.id: r for r in run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT).results}
     for check in checks:
         result = results[check]
         if result.status == "fail":
@@ -350,7 +365,7 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
             raise Failure(check, f"mcp-lab check: {result.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
 
 
-SDK_TIMEOUT = 20.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown
+SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)
 
 
 def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:

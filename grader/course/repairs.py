@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .expect import Failure
+from .lab import CHECK_CALL_TIMEOUT, answers_a_tool_call
 
 TEMPLATE = Path(__file__).with_name("repair_template.py")
 MAX_CHANGED_LINES = 12  # a repair touches a few lines; more means a rewrite
@@ -128,7 +129,8 @@ def check_repair(number: int) -> None:
             f"{path.name} differs from the handed-out file in {changed} lines: repair it, do not rewrite it",
             hint=f"a repair changes at most {MAX_CHANGED_LINES} lines",
         )
-    report = run_check([sys.executable, str(path)])
+    answers_a_tool_call([sys.executable, str(path)])
+    report = run_check([sys.executable, str(path)], call_timeout=CHECK_CALL_TIMEOUT)
     failed = [r for r in report.results if r.status == "fail"]
     if failed:
         first = failed[0]

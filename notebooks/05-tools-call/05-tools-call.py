@@ -152,21 +152,18 @@ def list_orders(conn, args):
     status = args.get("status")
     check_status(status)
     limit, offset = int(args.get("limit", 20)), int(args.get("offset", 0))
-    where, values = [], []
-    if status is not None:
-        where.append("o.status = ?")
-        values.append(status)
-    if args.get("customer_id") is not None:
-        where.append("o.customer_id = ?")
-        values.append(int(args["customer_id"]))
-    clause = "WHERE " + " AND ".join(where) if where else ""
+    customer_id = args.get("customer_id")
+    # One fixed query: a filter that is not given is a NULL parameter, so no SQL is ever built.
+    where = "WHERE (? IS NULL OR o.status = ?) AND (? IS NULL OR o.customer_id = ?)"
+    values = (status, status, customer_id, customer_id)
     orders = rows(conn.execute(
         "SELECT o.id, o.status, o.created_at, o.customer_id, c.name AS customer, "
         "(SELECT sum(quantity * unit_price_cents) FROM order_items WHERE order_id = o.id) AS total_cents "
-        f"FROM orders o JOIN customers c ON c.id = o.customer_id {clause} ORDER BY o.id LIMIT ? OFFSET ?",
+        "FROM orders o JOIN customers c ON c.id = o.customer_id "
+        + where + " ORDER BY o.id LIMIT ? OFFSET ?",
         (*values, limit, offset),
     ))
-    (total,) = conn.execute(f"SELECT count(*) FROM orders o {clause}", values).fetchone()
+    (total,) = conn.execute("SELECT count(*) FROM orders o " + where, values).fetchone()
     return {"total": total, "offset": offset, "orders": orders}
     ### END SOLUTION
 
