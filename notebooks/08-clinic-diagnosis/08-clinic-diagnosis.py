@@ -37,8 +37,10 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 clinic.report(lab.exhibit("crlf"))
 
 # %% [markdown] id=example-watch
-# The report names `stdout-line-ending`. The frames confirm it: each line ends in `\r\n` (the
-# `\r` shows at the end of every reply), and the stdio transport delimits messages by `\n`:
+# The report names `stdout-line-ending`, as a warning (WARN, not FAIL): the checker fails a
+# server only where the spec says MUST, and the rule here is what strict clients enforce. The
+# frames confirm it: each line ends in `\r\n` (the `\r` shows at the end of every reply), and the
+# stdio transport delimits messages by `\n`. Your cases each break a rule the report marks FAIL.
 
 # %% id=example-frames
 lab.watch(lab.exhibit("crlf"), [lab.request("ping", id=1)])
