@@ -351,12 +351,18 @@ def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> 
         server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
 
 
-def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
-    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
+def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
+    """``mcp-lab check`` on a learner's shop server, bounded for a graded cell: first a short
+    session that proves a tools/call is answered, then the checker with a short call timeout."""
     from grader.check import run_check
 
     answers_a_tool_call(argv, timeout)
-    results = {r.id: r for r in run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT).results}
+    return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)
+
+
+def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
+    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
+    results = {r.id: r for r in graded_check(argv, timeout).results}
     for check in checks:
         result = results[check]
         if result.status == "fail":

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .expect import Failure
-from .lab import CHECK_CALL_TIMEOUT, answers_a_tool_call
+from .lab import graded_check
 
 TEMPLATE = Path(__file__).with_name("repair_template.py")
 MAX_CHANGED_LINES = 12  # a repair touches a few lines; more means a rewrite
@@ -115,8 +115,6 @@ def check_repair(number: int) -> None:
     """The repaired file fails no check, and differs from the handed-out one by a few lines only."""
     import sys
 
-    from grader.check import run_check
-
     path = Path.cwd() / file_name(number)
     if not path.is_file():
         raise Failure("clinic-repair", f"{path.name} is missing: run the cell that hands out the files")
@@ -129,9 +127,7 @@ def check_repair(number: int) -> None:
             f"{path.name} differs from the handed-out file in {changed} lines: repair it, do not rewrite it",
             hint=f"a repair changes at most {MAX_CHANGED_LINES} lines",
         )
-    answers_a_tool_call([sys.executable, str(path)])
-    report = run_check([sys.executable, str(path)], call_timeout=CHECK_CALL_TIMEOUT)
-    failed = [r for r in report.results if r.status == "fail"]
+    failed = [r for r in graded_check([sys.executable, str(path)]).results if r.status == "fail"]
     if failed:
         first = failed[0]
         others = f" (and {', '.join(r.id for r in failed[1:])})" if failed[1:] else ""

@@ -130,6 +130,15 @@ def _validator(schema: Any, where: str, check: str) -> Any:
     return Draft202012Validator(schema)
 
 
+def _first_refused(validator: Any, instances: Any) -> tuple[Any, str] | None:
+    """The first of ``instances`` that ``validator`` refuses, with its first error; None if none is."""
+    for instance in instances:
+        errors = list(validator.iter_errors(instance))
+        if errors:
+            return instance, errors[0].message
+    return None
+
+
 def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
     tool = call(describe, "tools-list")
     if not isinstance(tool, dict):
@@ -153,14 +162,11 @@ def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
         if not isinstance(spec, dict) or not isinstance(spec.get("description"), str):
             raise Failure("tools-list", f"{name}: the argument {prop!r} needs a description for the model")
     good, bad = hidden_arguments(name) if hidden else ARGUMENTS[name]
-    for arguments in good:
-        errors = list(inputs.iter_errors(arguments))
-        if errors:
-            raise Failure(
-                "tools-list",
-                f"{name}'s inputSchema refuses arguments the tool takes: {errors[0].message}",
-                sent=show(arguments),
-            )
+    if refused := _first_refused(inputs, good):
+        arguments, why = refused
+        raise Failure(
+            "tools-list", f"{name}'s inputSchema refuses arguments the tool takes: {why}", sent=show(arguments)
+        )
     for arguments in bad:
         if inputs.is_valid(arguments):
             raise Failure(
@@ -168,14 +174,13 @@ def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
             )
     outputs = _validator(tool.get("outputSchema"), f"{name}'s outputSchema", "structured-output")
     results = real_results(name)
-    for result in results:
-        errors = list(outputs.iter_errors(result))
-        if errors:
-            raise Failure(
-                "structured-output",
-                f"{name}'s outputSchema refuses a result the tool really returns: {errors[0].message}",
-                received=show(result),
-            )
+    if refused := _first_refused(outputs, results):
+        result, why = refused
+        raise Failure(
+            "structured-output",
+            f"{name}'s outputSchema refuses a result the tool really returns: {why}",
+            received=show(result),
+        )
     for result in broken_results(results):
         if outputs.is_valid(result):
             raise Failure(

@@ -20,7 +20,7 @@ from reference.lifecycle import LATEST
 from reference.shop import STATUSES, shop_tools
 from reference.tools import ToolError as ReferenceToolError
 
-from .expect import Failure, outcome, same_json, show
+from .expect import Failure, equal, outcome, same_json, show
 from .lab import Server, expect_checks, initialize, notification, request, sdk_session, shop_db
 
 VISIBLE: dict[str, list[dict[str, Any]]] = {
@@ -87,9 +87,7 @@ def check_tool(function: Callable[[Any, dict[str, Any]], Any], tool_error: type,
                 continue
             if error is not None:
                 raise Failure("shop-contract", f"{shown} raised {type(error).__name__}: {error}")
-            if not same_json(got, want):
-                what = f"{shown} did not return what the shop holds"
-                raise Failure("shop-contract", what, expected=show(want), received=show(got))
+            equal(got, want, "shop-contract", f"{shown} did not return what the shop holds")
     finally:
         conn.close()
 

@@ -23,7 +23,7 @@ from reference.lifecycle import LATEST
 from reference.server import make_server
 
 from .adversaries import command
-from .expect import Failure, call, outcome, same_json, show
+from .expect import Failure, call, equal, outcome, show
 from .lab import reference
 
 LIMIT = 4.0  # seconds any one call into the learner's client may take (the slowest legitimate: ~1.5 s)
@@ -137,13 +137,7 @@ def check_handshake(client_class: type, version: str = LATEST) -> None:
         params = {"name": "count_orders", "arguments": {"status": status}}
         got = call(client.request, "tools-call-result", "tools/call", params, limit=LIMIT)
         want = _reference_answer("tools/call", params)
-        if not same_json(got, want):
-            raise Failure(
-                "tools-call-result",
-                "request('tools/call', ...) must return the result",
-                expected=show(want),
-                received=show(got),
-            )
+        equal(got, want, "tools-call-result", "request('tools/call', ...) must return the result")
 
 
 def _check_sent(sent: Any, version: str) -> None:
