@@ -1,9 +1,9 @@
-"""The examiner of MCP Wire Lab: the probe harness, the check catalogue, the gallery, the CLI.
+"""The examiner of MCP Wire Lab, in parts that a reader can tell apart in the tree:
 
-It is built from the reference's small pieces (framing, envelope, error table, child process),
-never from a copy of them.
+- ``grader.checker``  ``mcp-lab check``: the conformance checker, for any stdio MCP server
+- ``grader.gallery``  deliberately broken servers, one defect each
+- ``grader.course``   the course as the learner's notebooks import it (the %%module magic, the
+                      inspector, the public checks, the learner's code run as child processes)
+
+``grader.cli`` is the ``mcp-lab`` command line over all of them.
 """
-
-# Seconds one tools/call may take before the checker cancels it and goes on (mcp-lab check
-# --call-timeout). Here, not in context.py, so that the CLI can show it without importing the probes.
-CALL_TIMEOUT = 30.0

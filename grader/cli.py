@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import CALL_TIMEOUT
+from .checker import CALL_TIMEOUT
 
 
 class UsageError(Exception):
@@ -171,8 +171,8 @@ def check_command(args: argparse.Namespace) -> int:
     # a grammar at import: a second of CPU. The checker checks no "format", so keep it out; only
     # in this process, the CLI's, where nothing else needs it.
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
-    from .check import run_check
-    from .report import write_json, write_text
+    from .checker.check import run_check
+    from .checker.report import write_json, write_text
 
     command = server_command("mcp-lab check", args.server)
     try:

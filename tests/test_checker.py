@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"

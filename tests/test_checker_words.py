@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from grader.catalogue import CHECKS
-from grader.language import server_language
+from grader.checker.catalogue import CHECKS
+from grader.checker.language import server_language
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"

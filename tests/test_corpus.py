@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import corpus  # noqa: E402  (bench/ is not a package)
 
-from grader.severity import FAILING  # noqa: E402
+from grader.checker.severity import FAILING  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not corpus.installed(), reason=f"the real-server corpus is not installed: run {corpus.INSTALL}"

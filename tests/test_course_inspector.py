@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS
 from grader.course import build, inspector, lab
 from grader.course.notebook import parse
 from grader.course.timeline import Recorder, run

@@ -37,8 +37,9 @@ ELLIPSES = ("...", "\u2026")
 
 # -- doctests ---------------------------------------------------------------------------------
 def modules_with_examples(package: ModuleType) -> list[str]:
-    """The package and its direct modules (a subpackage by its ``__init__``) that show ``>>>``."""
-    names = [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
+    """The package and its modules (subpackages too, except the gallery's exhibits) that show ``>>>``."""
+    names = [info.name for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")]
+    names = [name for name in names if not name.startswith("grader.gallery.")]
     names.append(package.__name__)
     found = []
     for name in sorted(names):
@@ -57,7 +58,13 @@ def test_the_reference_has_doctests() -> None:
 
 
 def test_the_grader_has_doctests() -> None:
-    expected = {"grader.catalogue", "grader.verdicts", "grader.stdout_rules", "grader.tool_calls", "grader.gallery"}
+    expected = {
+        "grader.checker.catalogue",
+        "grader.checker.verdicts",
+        "grader.checker.stdout_rules",
+        "grader.checker.tool_calls",
+        "grader.gallery",
+    }
     assert expected <= set(MODULES)
     # The exhibits are programs run as child processes, never imported: not doctested.
     assert not [m for m in MODULES if m.startswith("grader.gallery.")]

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from grader import gallery
-from grader.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS
 from reference.child import ChildProcess, child_environment
 
 ROOT = Path(__file__).resolve().parent.parent

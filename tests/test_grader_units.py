@@ -25,16 +25,16 @@ from typing import Any
 
 import pytest
 
-from grader.catalogue import CHECKS
-from grader.check import Report
-from grader.context import Context
-from grader.probe import CUT, Frame, Reply, same_id, show, show_json
-from grader.report import WIDTH, write_json, write_text
-from grader.shop_contract import has_number
-from grader.stdout_rules import FAIL_LINE, WARN_LINE, envelope_problem, judge_lines, line_problems
-from grader.structured_output import judge_structured_output, result_problems
-from grader.structured_output import schema_problem as output_schema_problem
-from grader.tool_calls import (
+from grader.checker.catalogue import CHECKS
+from grader.checker.check import Report
+from grader.checker.context import Context
+from grader.checker.probe import CUT, Frame, Reply, same_id, show, show_json
+from grader.checker.report import WIDTH, write_json, write_text
+from grader.checker.shop_contract import has_number
+from grader.checker.stdout_rules import FAIL_LINE, WARN_LINE, envelope_problem, judge_lines, line_problems
+from grader.checker.structured_output import judge_structured_output, result_problems
+from grader.checker.structured_output import schema_problem as output_schema_problem
+from grader.checker.tool_calls import (
     EXAMPLE_TEXT,
     SHOP_TOOLS,
     example_arguments,
@@ -45,8 +45,8 @@ from grader.tool_calls import (
     schema_problem,
     violating_arguments,
 )
-from grader.verdicts import STATUSES, Findings, Result
-from grader.versions import UNKNOWN, Negotiation, judge_negotiation
+from grader.checker.verdicts import STATUSES, Findings, Result
+from grader.checker.versions import UNKNOWN, Negotiation, judge_negotiation
 from reference.child import Line
 
 RESULT = b'{"jsonrpc":"2.0","id":1,"result":{}}'

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS
 from grader.gallery import Exhibit, get
 
 from .expect import Failure, show
@@ -118,8 +118,8 @@ def case_names() -> list[str]:
 
 def report(argv: list[str]) -> None:
     """Run ``mcp-lab check`` on ``argv`` and print its report."""
-    from grader.check import run_check
-    from grader.report import write_text
+    from grader.checker.check import run_check
+    from grader.checker.report import write_text
 
     write_text(run_check(list(argv), call_timeout=CHECK_CALL_TIMEOUT), sys.stdout)
 

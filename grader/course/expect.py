@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from grader.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS
 from reference.errors import lookup
 
 # Rules the lessons teach that are not checks of a finished server (a pure function's contract).

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.probe import Probe, Reply, same_id
+from grader.checker.probe import Probe, Reply, same_id
 from reference import PROTOCOL_REVISION, database
 from reference.framing import encode
 
@@ -354,7 +354,7 @@ def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> 
 def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
     """``mcp-lab check`` on a learner's shop server, bounded for a graded cell: first a short
     session that proves a tools/call is answered, then the checker with a short call timeout."""
-    from grader.check import run_check
+    from grader.checker.check import run_check
 
     answers_a_tool_call(argv, timeout)
     return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)

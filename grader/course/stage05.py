@@ -251,6 +251,6 @@ def check_sdk_client(argv: list[str]) -> None:
 
 def check_everything(argv: list[str]) -> None:
     """Every check of mcp-lab check, on the learner's whole server: none may fail."""
-    from grader.catalogue import CHECKS
+    from grader.checker.catalogue import CHECKS
 
     expect_checks(argv, list(CHECKS))

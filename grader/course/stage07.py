@@ -5,7 +5,7 @@ real pipes (stdout hygiene is about file descriptors, so the kernel's own stdout
 nothing), then the whole server under the checker's stdout checks. Part two: the learner's
 ``hygiene(stdout)`` is graded on real transcripts: the stdout of gallery exhibits and of the
 reference, recorded by running them, and (hidden) transcripts made dirty at random. The oracle for
-"which line is the first dirty one" is the checker's own :mod:`grader.stdout_rules`.
+"which line is the first dirty one" is the checker's own :mod:`grader.checker.stdout_rules`.
 
     >>> first_dirty_line(b'{"jsonrpc":"2.0","id":1,"result":{}}\\nhello\\n')
     2
@@ -20,8 +20,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from grader.checker.stdout_rules import line_problems
 from grader.gallery import command as exhibit_command
-from grader.stdout_rules import line_problems
 from reference.child import Line, child_environment
 from reference.framing import encode
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.probe import Probe, same_id
+from grader.checker.probe import Probe, same_id
 from reference.framing import FrameError, decode, encode
 
 from .expect import describe_id

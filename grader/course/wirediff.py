@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
-from grader.catalogue import CHECKS, Check
-from grader.probe import same_id
+from grader.checker.catalogue import CHECKS, Check
+from grader.checker.probe import same_id
 
 from .expect import code_name, describe_id
 from .timeline import Event, Timeline

@@ -1,13 +1,13 @@
 """stdout-flush, judged wherever it shows: a reply held back until the next write or until EOF.
 
 A server that flushes some replies and not others answers most requests on time; the unflushed
-replies wait in its buffer until it flushes something else (:mod:`grader.nudge` sees that: the
+replies wait in its buffer until it flushes something else (:mod:`grader.checker.nudge` sees that: the
 reply comes out the moment the checker writes a ping) or until it exits when stdin closes. Either
 is the signature of a missing flush, in whatever step of whatever session it happens.
 
     >>> import sys
-    >>> from grader.nudge import NudgingProbe
-    >>> from grader.verdicts import Findings
+    >>> from grader.checker.nudge import NudgingProbe
+    >>> from grader.checker.verdicts import Findings
     >>> found = Findings()
     >>> with NudgingProbe([sys.executable, "-m", "reference.server"], timeout=5) as probe:
     ...     _ = probe.request("ping", id=1)

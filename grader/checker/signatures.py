@@ -1,6 +1,6 @@
 """What one defect leaves on the wire, read from every probe's frames: the evidence of root causes.
 
-- held: requests whose reply was held back in the server's buffer (see :mod:`grader.flush`);
+- held: requests whose reply was held back in the server's buffer (see :mod:`grader.checker.flush`);
 - noise: stdout lines that are not JSON, each with its kind (a piece of a pretty-printed
   message, a Content-Length header, a log record, other) and the request it came during;
 - near misses: replies carrying a request's id in another JSON type (``1`` back as ``"1"``);

@@ -14,7 +14,7 @@ and kept on record (frames, stdout rules) but never handed to the caller.
     ({'jsonrpc': '2.0', 'id': 7, 'result': {}}, [])
 
 Replies held until stdin closes (the other place a buffer gets flushed) are found by
-:mod:`grader.flush` from the frames and :attr:`NudgingProbe.closed_at`.
+:mod:`grader.checker.flush` from the frames and :attr:`NudgingProbe.closed_at`.
 """
 
 from __future__ import annotations

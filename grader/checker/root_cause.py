@@ -3,7 +3,7 @@
 A missing flush makes initialize time out; a pretty-printed reply cannot be read, so initialize
 fails too; a server that dies on a bad line cannot answer it. The report leads with the root
 cause and marks each consequence with ``caused_by``, and only where the consequence's own evidence
-shows the root's signature on the wire (:mod:`grader.signatures`): its request is one whose reply
+shows the root's signature on the wire (:mod:`grader.checker.signatures`): its request is one whose reply
 was held back, its lines are the non-JSON lines, its reply is the one with the mistyped id, its
 input is the line the server died on. A failure with evidence of its own is never marked.
 

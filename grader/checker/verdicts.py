@@ -1,6 +1,6 @@
 """Verdicts: what each check concluded, from every finding any probe reported for it.
 
-Every finding names the rule it follows (see :mod:`grader.severity`): a rule without a MUST
+Every finding names the rule it follows (see :mod:`grader.checker.severity`): a rule without a MUST
 cannot fail a check. A check's status is its worst finding (fail over warn over pass over skip),
 but nothing is hidden by the merge: every failing input is listed, and where a check ran under
 several protocol revisions the evidence gives each revision's result and the summary says which

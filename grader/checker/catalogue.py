@@ -4,7 +4,7 @@ Ids are a contract (other tools and tests key on them); the words may improve. E
 the keyword behind its main rule and where that rule is written (page and revision, or JSON-RPC
 2.0 section); findings of a check under another rule (a SHOULD beside the MUST, a point where
 revisions disagree) name it in ``also``. Only a MUST or a schema violation may fail a check (see
-:mod:`grader.severity`). Fixes are worded for Python servers, with Node and neutral wording
+:mod:`grader.checker.severity`). Fixes are worded for Python servers, with Node and neutral wording
 where the Python one would mean nothing.
 
     >>> CHECKS["id-echo"].holds
