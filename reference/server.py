@@ -21,15 +21,16 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import database, envelope
 from .dispatch import Dispatcher
-from .errors import PARSE_ERROR
+from .errors import METHOD_NOT_FOUND, PARSE_ERROR, RpcError
 from .framing import read_frame, write_frame
 from .lifecycle import LATEST, Session
-from .shop import shop_toolbox
-from .tools import Toolbox
+
+if TYPE_CHECKING:
+    from .tools import Toolbox
 
 SERVER_INFO = {"name": "mcp-wire-lab-shop", "title": "MCP Wire Lab shop", "version": "0.1.0"}
 INSTRUCTIONS = (
@@ -51,7 +52,9 @@ class Server:
     read_frame = staticmethod(read_frame)
     write_frame = staticmethod(write_frame)
 
-    def __init__(self, toolbox: Toolbox) -> None:
+    def __init__(self, toolbox: Toolbox | None) -> None:
+        # No toolbox: the tools/list and tools/call handlers are plugged in by whoever runs the
+        # loop (stage 05 of the course plugs in the learner's; until then both are refused).
         self.session = Session()
         self.toolbox = toolbox
         self.dispatcher = Dispatcher(
@@ -80,9 +83,13 @@ class Server:
         self.session.initialized = True
 
     def list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.toolbox is None:
+            raise RpcError(METHOD_NOT_FOUND, "tools/list: this server has no tools plugged in")
         return self.toolbox.list(params, self.session.structured_output)
 
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.toolbox is None:
+            raise RpcError(METHOD_NOT_FOUND, "tools/call: this server has no tools plugged in")
         session = self.session
         return self.toolbox.call(params, session.bad_arguments_are_tool_errors, session.structured_output)
 
@@ -108,6 +115,9 @@ class Server:
 
 
 def make_server(db: Path | str | None = None) -> Server:
+    """The shop server: the loop, the lifecycle and the shop's tools over the database at ``db``."""
+    from .shop import shop_toolbox  # here, not at the top: the loop runs without the shop too
+
     path = Path(db) if db is not None else database.ensure_default()
     return Server(shop_toolbox(database.open_readonly(path)))
 

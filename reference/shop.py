@@ -1,6 +1,8 @@
-"""The shop's tools. Each description is the manual a model reads before it calls the tool.
+"""The answers behind the shop's tools: one parameterised query each (stage 05 of the course).
 
-Every query is parameterised (``?`` placeholders): a value from a request never becomes SQL.
+The tools' declarations (names, descriptions, schemas) are :mod:`reference.catalog`; here each
+gets the function that answers it. Every query is parameterised (``?`` placeholders): a value
+from a request never becomes SQL.
 
     >>> from reference.database import ensure_default, open_readonly
     >>> box = shop_toolbox(open_readonly(ensure_default()))
@@ -18,97 +20,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from .catalog import STATUS_TEXT, STATUSES, TOOLS
 from .tools import Tool, Toolbox, ToolError
 
-STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
-STATUS_TEXT = ", ".join(STATUSES)
-# Bounds keep every number inside SQLite's 64-bit integers (1e300 is an "integer" to JSON Schema).
-MAX_ID = 2**31 - 1
-
-
-def _exact(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """An object schema for a result: these members, every one required unless optional, no others."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": [name for name in properties if name not in optional],
-        "additionalProperties": False,
-    }
-
-
-# The outputSchemas (2025-06-18 on): what each tool really returns, as a client may check it.
-_STATUS_OUT = {"type": "string", "enum": list(STATUSES)}
-_ORDER_OUT = {
-    "id": {"type": "integer", "description": "The order's id."},
-    "status": _STATUS_OUT,
-    "created_at": {"type": "string", "description": "When the order was placed (ISO 8601, UTC)."},
-    "customer_id": {"type": "integer"},
-    "customer": {"type": "string", "description": "The customer's name."},
-}
-COUNT_ORDERS_OUT = _exact(
-    {
-        "status": {**_STATUS_OUT, "description": "The status counted; absent when every order was counted."},
-        "count": {"type": "integer", "minimum": 0},
-    },
-    optional=("status",),
-)
-LIST_ORDERS_OUT = _exact(
-    {
-        "total": {"type": "integer", "minimum": 0, "description": "How many orders match, on every page."},
-        "offset": {"type": "integer", "minimum": 0},
-        "orders": {
-            "type": "array",
-            "items": _exact(
-                {
-                    **_ORDER_OUT,
-                    # SUM over no rows is NULL: an order without line items would have no total.
-                    "total_cents": {
-                        "type": ["integer", "null"],
-                        "minimum": 0,
-                        "description": "The order's total in cents; null for an order without line items.",
-                    },
-                }
-            ),
-        },
-    }
-)
-GET_ORDER_OUT = _exact(
-    {
-        **_ORDER_OUT,
-        "email": {"type": "string"},
-        "items": {
-            "type": "array",
-            "items": _exact(
-                {
-                    "product_id": {"type": "integer"},
-                    "sku": {"type": "string"},
-                    "name": {"type": "string"},
-                    "quantity": {"type": "integer", "minimum": 1},
-                    "unit_price_cents": {"type": "integer", "minimum": 1},
-                }
-            ),
-        },
-        "total_cents": {"type": "integer", "minimum": 0, "description": "The sum of quantity * unit_price_cents."},
-    }
-)
-SEARCH_PRODUCTS_OUT = _exact(
-    {
-        "query": {"type": "string", "description": "The query, as given."},
-        "products": {
-            "type": "array",
-            "items": _exact(
-                {
-                    "id": {"type": "integer"},
-                    "sku": {"type": "string"},
-                    "name": {"type": "string"},
-                    "category": {"type": "string"},
-                    "price_cents": {"type": "integer", "minimum": 1},
-                    "stock": {"type": "integer", "minimum": 0},
-                }
-            ),
-        },
-    }
-)
+__all__ = ["STATUSES", "shop_toolbox", "shop_tools"]
 
 
 def _status(args: dict[str, Any]) -> str | None:
@@ -202,112 +117,13 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
         )
         return {"query": query, "products": products}
 
-    status_property = {
-        "type": "string",
-        "description": f"Only orders with this status. One of: {STATUS_TEXT}.",
+    answers = {
+        "count_orders": count_orders,
+        "list_orders": list_orders,
+        "get_order": get_order,
+        "search_products": search_products,
     }
-    return [
-        Tool(
-            "count_orders",
-            "Count orders",
-            "Count the shop's orders, all of them or only those with one status. Use this for "
-            "questions such as 'how many orders are still pending?'. Returns JSON "
-            '{"status": ..., "count": N}. An unknown status is reported as an error that lists '
-            f"the valid ones: {STATUS_TEXT}.",
-            {
-                "type": "object",
-                "properties": {"status": status_property},
-                "additionalProperties": False,
-            },
-            count_orders,
-            output_schema=COUNT_ORDERS_OUT,
-        ),
-        Tool(
-            "list_orders",
-            "List orders",
-            "List orders, oldest first, optionally only one status or one customer. Each order has "
-            "its id, status, created_at (UTC), customer_id, customer name and total_cents (money is "
-            'in integer cents). Returns JSON {"total": N, "offset": N, "orders": [...]}; page '
-            "through long lists with offset. Use get_order for an order's line items.",
-            {
-                "type": "object",
-                "properties": {
-                    "status": status_property,
-                    "customer_id": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_ID,
-                        "description": "Only this customer's orders.",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 100,
-                        "default": 20,
-                        "description": "At most this many orders (1-100, default 20).",
-                    },
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "maximum": MAX_ID,
-                        "default": 0,
-                        "description": "Skip this many orders first (default 0).",
-                    },
-                },
-                "additionalProperties": False,
-            },
-            list_orders,
-            output_schema=LIST_ORDERS_OUT,
-        ),
-        Tool(
-            "get_order",
-            "Get one order",
-            "Get one order by its numeric id: status, created_at (UTC), the customer's name and "
-            "email, the line items (product, quantity, unit price in cents) and total_cents. An id "
-            "that does not exist is reported as an error that says which ids exist.",
-            {
-                "type": "object",
-                "properties": {
-                    "order_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID, "description": "The order's id."}
-                },
-                "required": ["order_id"],
-                "additionalProperties": False,
-            },
-            get_order,
-            output_schema=GET_ORDER_OUT,
-        ),
-        Tool(
-            "search_products",
-            "Search products",
-            "Find products whose name, category or SKU contains the query text (case-insensitive "
-            'for ASCII letters). Returns JSON {"query": ..., "products": [...]} with id, sku, '
-            "name, category, price_cents and stock. An empty list means nothing matched: try a "
-            "shorter or more general word. Categories: kitchen, office, garden, outdoor, toys, "
-            "electronics.",
-            {
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 100,
-                        "description": "Text to look for, e.g. 'mug' or 'garden'.",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 10,
-                        "description": "At most this many products (1-50, default 10).",
-                    },
-                },
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-            search_products,
-            output_schema=SEARCH_PRODUCTS_OUT,
-        ),
-    ]
+    return [Tool.declared(tool, answers[tool["name"]]) for tool in TOOLS]
 
 
 def shop_toolbox(conn: sqlite3.Connection) -> Toolbox:

@@ -40,13 +40,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .catalog import READ_ONLY, json_type, list_result
 from .errors import INVALID_PARAMS, RpcError
 from .schema import problems
 
 # Stricter than the 2025-11-25 SHOULD (1-128 of [A-Za-z0-9_.-]): what hosts and model APIs accept.
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)  # one for the process, not one per call
-READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
 class ToolError(Exception):
@@ -68,6 +68,19 @@ class Tool:
         if not TOOL_NAME.match(self.name):
             raise ValueError(f"tool name {self.name!r} does not match {TOOL_NAME.pattern}")
 
+    @classmethod
+    def declared(cls, declaration: dict[str, Any], run: Callable[[dict[str, Any]], Any]) -> Tool:
+        """A tool from its declaration as tools/list shows it (:mod:`reference.catalog`), and its answer."""
+        return cls(
+            declaration["name"],
+            declaration["title"],
+            declaration["description"],
+            declaration["inputSchema"],
+            run,
+            dict(declaration["annotations"]),
+            declaration.get("outputSchema"),
+        )
+
     def describe(self, structured_output: bool = True) -> dict[str, Any]:
         """The tool as tools/list shows it; ``outputSchema`` only where structured output exists."""
         described = {
@@ -80,19 +93,6 @@ class Tool:
             described["outputSchema"] = self.output_schema
         described["annotations"] = self.annotations
         return described
-
-
-def _json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type, for error messages a client author can act on."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def text_result(value: Any, is_error: bool = False) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def structured_result(value: dict[str, Any]) -> dict[str, Any]:
     {'content': [{'type': 'text', 'text': '{"count": 3}'}], 'structuredContent': {'count': 3}, 'isError': False}
     """
     if not isinstance(value, dict):
-        raise TypeError(f"structuredContent must be a JSON object, got {_json_type(value)}")
+        raise TypeError(f"structuredContent must be a JSON object, got {json_type(value)}")
     return {"content": text_result(value)["content"], "structuredContent": value, "isError": False}
 
 
@@ -117,22 +117,12 @@ class Toolbox:
         self.tools = {tool.name: tool for tool in tools}
         if len(self.tools) != len(tools):
             raise ValueError("tool names must be unique")
-        self._listing = {"tools": [tool.describe() for tool in tools]}
-        self._plain_listing = {"tools": [tool.describe(structured_output=False) for tool in tools]}
+        self._listing = [tool.describe() for tool in tools]
+        self._plain_listing = [tool.describe(structured_output=False) for tool in tools]
 
     def list(self, params: dict[str, Any], structured_output: bool = True) -> dict[str, Any]:
         """The tools/list result. ``structured_output``: the session negotiated 2025-06-18 or later."""
-        cursor = params.get("cursor")
-        if cursor is None:
-            return self._listing if structured_output else self._plain_listing
-        if not isinstance(cursor, str):
-            # Not a cursor at all: say what a cursor is, rather than that this one is unknown.
-            raise RpcError(
-                INVALID_PARAMS,
-                f'"cursor" must be a string (an opaque token from nextCursor), got {_json_type(cursor)}',
-            )
-        # We never hand out a cursor (one page holds every tool), so any cursor is unusable.
-        raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
+        return list_result(self._listing if structured_output else self._plain_listing, params)
 
     def call(
         self, params: dict[str, Any], tool_errors_for_bad_arguments: bool, structured_output: bool = True
@@ -150,7 +140,7 @@ class Toolbox:
             arguments = {}
         if not isinstance(arguments, dict):
             # The request breaks CallToolRequest itself: malformed, -32602 in every revision.
-            raise RpcError(INVALID_PARAMS, f'"arguments" for {name} must be an object, got {_json_type(arguments)}')
+            raise RpcError(INVALID_PARAMS, f'"arguments" for {name} must be an object, got {json_type(arguments)}')
         found = problems(tool.input_schema, arguments)
         if found:
             message = f"invalid arguments for {name}: {'; '.join(found)}"

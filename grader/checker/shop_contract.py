@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reference.catalog import STATUSES
 from reference.database import ensure_default, open_readonly
-from reference.shop import STATUSES
 
 from .tool_calls import result_text
 from .verdicts import Findings

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.gallery import command as exhibit
-from reference.shop import STATUSES
+from reference.catalog import STATUSES
 
 from .expect import Failure, call, describe_id, outcome, show
 
