@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .errors import INVALID_PARAMS, RpcError
+from .errors import INVALID_PARAMS, RpcError, json_type
 
 STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
 STATUS_TEXT = ", ".join(STATUSES)
@@ -240,17 +240,6 @@ def described(tool: dict[str, Any], structured_output: bool = True) -> dict[str,
     if structured_output:
         return copy.deepcopy(tool)
     return {key: copy.deepcopy(value) for key, value in tool.items() if key != "outputSchema"}
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type, for error messages a client author can act on."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return {str: "string", list: "array"}.get(type(value), "object")
 
 
 def list_result(tools: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:

@@ -62,3 +62,18 @@ class RpcError(Exception):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for error messages a client author can act on.
+
+    >>> json_type(None), json_type(True), json_type(1.5), json_type([])
+    ('null', 'boolean', 'number', 'array')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {str: "string", list: "array"}.get(type(value), "object")

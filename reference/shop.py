@@ -23,7 +23,7 @@ from typing import Any
 from .catalog import STATUS_TEXT, STATUSES, TOOLS
 from .tools import Tool, Toolbox, ToolError
 
-__all__ = ["STATUSES", "shop_toolbox", "shop_tools"]
+__all__ = ["STATUSES", "answers", "shop_toolbox", "shop_tools"]
 
 
 def _status(args: dict[str, Any]) -> str | None:
@@ -39,7 +39,9 @@ def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
-def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
+def answers(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The function that answers each tool, by name: the tool's arguments in, its JSON object out."""
+
     def count_orders(args: dict[str, Any]) -> dict[str, Any]:
         status = _status(args)
         if status is None:
@@ -117,13 +119,18 @@ def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
         )
         return {"query": query, "products": products}
 
-    answers = {
+    return {
         "count_orders": count_orders,
         "list_orders": list_orders,
         "get_order": get_order,
         "search_products": search_products,
     }
-    return [Tool.declared(tool, answers[tool["name"]]) for tool in TOOLS]
+
+
+def shop_tools(conn: sqlite3.Connection) -> list[Tool]:
+    """The shop's tools: each declaration of :mod:`reference.catalog` with the query that answers it."""
+    found = answers(conn)
+    return [Tool.declared(tool, found[tool["name"]]) for tool in TOOLS]
 
 
 def shop_toolbox(conn: sqlite3.Connection) -> Toolbox:

@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalog import READ_ONLY, json_type, list_result
-from .errors import INVALID_PARAMS, RpcError
+from .catalog import READ_ONLY, list_result
+from .errors import INVALID_PARAMS, RpcError, json_type
 from .schema import problems
 
 # Stricter than the 2025-11-25 SHOULD (1-128 of [A-Za-z0-9_.-]): what hosts and model APIs accept.

@@ -14,7 +14,6 @@ course's own code (and so not the hidden test that raised it).
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +164,9 @@ class Failure(AssertionError):
             lines.extend(f"    {line}" for line in stderr.strip().splitlines()[-8:])
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        return self.text()
+
     def _render_traceback_(self) -> list[str]:
         # IPython calls this instead of printing a traceback: the learner sees the lesson only.
         first, *rest = self.text().splitlines()
@@ -205,42 +207,37 @@ CALL_LIMIT = 10.0  # seconds a learner's function may take before the test gives
 def call(function: Any, check: str, *args: Any, limit: float | None = CALL_LIMIT, **kwargs: Any) -> Any:
     """Call the learner's ``function``; anything it raises becomes a :class:`Failure` that says so.
 
-    The learner sees their own exception and where in their code it came from, never a traceback
-    through the course's checks (which would print the hidden test that called them). The call
-    runs on a thread of its own: one that never returns fails after ``limit`` seconds instead of
-    hanging the notebook (the thread is left behind; the kernel goes on). ``limit=None`` calls it
-    on this thread, for objects bound to their thread (a sqlite3 connection).
+    The learner's functions are proxies (:mod:`grader.course.remote`): the call runs in the
+    learner's own process, and one that never returns, or ends that process, fails after
+    ``limit`` seconds instead of hanging the notebook. The learner sees their own exception and
+    the line of their code it came from, never a traceback through the course's checks.
     """
+    from .remote import Remote, RemoteDied, RemoteTimeout
+
     name = getattr(function, "__name__", "your function")
     shown = ", ".join([*(show(a) for a in args), *(f"{k}={show(v)}" for k, v in kwargs.items())])
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = function(*args, **kwargs)
-        except BaseException as exc:  # handed over to the caller's thread below
-            box["error"] = exc
-
-    if limit is None:
-        run()
-    else:
-        thread = threading.Thread(target=run, name=f"learner-{name}", daemon=True)
-        thread.start()
-        thread.join(limit)
-    if "value" not in box and "error" not in box:
+    what = f"{name}({_cut(shown)})"
+    if not isinstance(function, Remote):  # a check's own helper: called here, as it is
+        return function(*args, **kwargs)
+    try:
+        return function.invoke(args, kwargs, CALL_LIMIT if limit is None else limit)
+    except RemoteTimeout as exc:
         raise Failure(
             check,
-            f"{name}({_cut(shown)}) did not return within {limit:.0f} s",
+            f"{what} did not return within {exc.limit:g} s",
             hint="an endless loop, or a read that waits for input that never comes?",
-        )
-    error = box.get("error")
-    if isinstance(error, Failure):
-        raise error
-    if isinstance(error, Exception):
-        raise raised(error, check, f"{name}({_cut(shown)})") from None
-    if error is not None:
-        raise error
-    return box["value"]
+            stderr=function._harness.stderr(),
+        ) from None
+    except RemoteDied as exc:
+        raise Failure(
+            check, f"{what} ended the process running your code (exit status {exc.code})", stderr=exc.stderr
+        ) from None
+    except Failure:
+        raise
+    except Exception as exc:
+        failure = raised(exc, check, what)
+        failure.details.setdefault("stderr", function._harness.stderr())
+        raise failure from None
 
 
 def outcome(function: Any, check: str, *args: Any, **kwargs: Any) -> tuple[Any, BaseException | None]:
@@ -260,7 +257,8 @@ def raised(exc: BaseException, check: str, what: str) -> Failure:
         name = what.partition("(")[0]
         failure = Failure(check, f"{name} is not written yet (it raises NotImplementedError)")
     else:
-        failure = Failure(check, f"{what} raised {type(exc).__name__}: {exc}", where=_learner_frame(exc))
+        where = getattr(exc, "where", None)  # the line of the learner's code, from their process
+        failure = Failure(check, f"{what} raised {type(exc).__name__}: {exc}", where=where or _learner_frame(exc))
     failure.cause = exc
     return failure
 

@@ -1,25 +1,25 @@
-"""What a stage notebook imports: the ``%%module`` cell magic and the learner's server as a process.
+"""What a stage notebook imports: the ``%%module`` cell magic, the graded checks, and ways to watch a server.
 
 A stage's set-up cell calls :func:`setup`. From then on a cell that starts with ``%%module framing``
 is saved as ``framing.py`` beside the notebook *and* run in the kernel, so the learner can try the
-functions at once and the tests can run the same code as a real process. Test cells speak to that
-process through the checker's probe harness: every wait is bounded, stderr is drained, and
-``PYTHONUNBUFFERED`` is removed so that a missing flush shows.
+functions at once. The graded cells call :func:`check`: it runs that cell's public checks against
+the ``%%module`` files, in processes of their own (a loop or a crash in the learner's code costs
+the cell, never the kernel). Grading runs the same checks, and hidden ones, outside this kernel:
+nothing done here changes a grade.
 
-    >>> import sys
-    >>> with Server([sys.executable, "-m", "reference.server"]) as server:
-    ...     server.expect({"jsonrpc": "2.0", "id": "7", "method": "ping"},
-    ...                   {"jsonrpc": "2.0", "id": "7", "result": {}}, "id-echo")
-    {'jsonrpc': '2.0', 'id': '7', 'result': {}}
+    >>> request("ping", id=7)
+    {'jsonrpc': '2.0', 'id': 7, 'method': 'ping'}
+    >>> frame_bytes("hello?")
+    b'hello?\\n'
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import json
 import keyword
-import random
 import signal
 import sys
 import types
@@ -27,22 +27,21 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.checker.probe import Probe, Reply, same_id
 from reference import PROTOCOL_REVISION, database
 from reference.framing import encode
 
-from .expect import Failure, code_name, describe_id, same_json, show
+from . import runtime
+from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, notification, request
+from .expect import Failure, show
+from .work import Work
 
-REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
-EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
-# seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
-# in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
-CHECK_CALL_TIMEOUT = 5.0
+_STAGE: list[str] = []  # the stage this kernel's notebook is, set by setup()
 
 
 # -- set-up and the %%module magic --------------------------------------------------------------
 def setup(stage: str) -> None:
     """Register ``%%module`` in this kernel and say which revision and database the stage uses."""
+    _STAGE[:] = [stage]
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - the course always runs in IPython
@@ -54,6 +53,12 @@ def setup(stage: str) -> None:
     print(f"Stage {stage} | MCP revision {PROTOCOL_REVISION} | shop database {shop_db()}")
 
 
+def stage() -> str:
+    if not _STAGE:
+        raise Failure("module", "run the notebook's first code cell (lab.setup) first")
+    return _STAGE[0]
+
+
 def shop_db() -> Path:
     """The course's shop database, built on first use."""
     return database.ensure_default()
@@ -62,11 +67,12 @@ def shop_db() -> Path:
 def module_magic(line: str, cell: str) -> None:
     """``%%module NAME``: save the cell as NAME.py beside the notebook, then run it here."""
     name = line.strip()
-    if not name.isidentifier() or keyword.iskeyword(name):
-        raise Failure("module", f"%%module needs a Python module name, got {name!r}")
+    if not name.isidentifier() or keyword.iskeyword(name) or name in ("reference", "lab_runtime", "grader"):
+        raise Failure("module", f"%%module needs a Python module name of your own, got {name!r}")
     path = Path.cwd() / f"{name}.py"
     path.write_text(cell, encoding="utf-8")
     importlib.invalidate_caches()
+    _warn_imports(name, cell)
     # Run it as the module NAME, the way the file runs in a process: `if __name__ == "__main__":`
     # stays false (a server's loop never starts on the kernel's own stdin), `import NAME` gives
     # this module, and a traceback shows the lines of NAME.py.
@@ -80,28 +86,68 @@ def module_magic(line: str, cell: str) -> None:
     get_ipython().user_ns.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
 
 
-def module_path(name: str) -> Path:
-    """The file a ``%%module NAME`` cell wrote; a clear failure if that cell has not been run."""
-    path = Path.cwd() / f"{name}.py"
-    if not path.is_file():
-        raise Failure("module", f"there is no {name}.py yet: run the cell that starts with %%module {name} first")
-    return path
+def _warn_imports(name: str, source: str) -> None:
+    """Say at once when a module imports a course piece that the checks' runtime will not have."""
+    if not _STAGE:
+        return
+    allowed = runtime.plan(_STAGE[0]).may_import
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return  # running it shows the error
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        for imported in names:
+            top, _, rest = imported.partition(".")
+            piece = rest.partition(".")[0]
+            if (top == "reference" and piece not in allowed) or top in ("grader", "nbgrader"):
+                print(
+                    f"note: {name}.py imports {imported}, which this stage's checks do not provide: "
+                    f"they run your code with the course pieces {sorted(allowed) or 'none'} only "
+                    f"(stage {_STAGE[0]} teaches the rest)",
+                    file=sys.stdout,
+                )
 
 
-# -- the learner's code as a process ----------------------------------------------------------
-def host(piece: str) -> list[str]:
-    """The command that runs the reference server with the learner's ``piece`` (a module) in it."""
-    return [sys.executable, "-m", "grader.course.host", piece, str(module_path(piece))]
+# -- the graded checks -------------------------------------------------------------------------
+def work() -> Work:
+    """The learner's files in this notebook's folder, for this stage."""
+    return Work(Path.cwd(), stage())
 
 
+def check(grade_id: str) -> None:
+    """Run the public checks of the graded cell ``grade_id`` on your files; a failure says what rule broke."""
+    from .checks import cell
+
+    entry = cell(stage(), grade_id)
+    with work() as mine:
+        entry.run(mine)
+    print(f"public checks passed: {entry.says}")
+
+
+# -- servers to run and watch ------------------------------------------------------------------
 def program(name: str) -> list[str]:
-    """The command that runs the learner's ``%%module NAME`` file as a whole server."""
-    return [sys.executable, str(module_path(name))]
+    """The command that runs your ``%%module NAME`` file as a whole server."""
+    return work().program(name)
+
+
+def host(piece: str) -> list[str]:
+    """The command that runs the course's server with your ``piece`` (a ``%%module``) in it."""
+    return work().host(piece)
 
 
 def reference() -> list[str]:
     """The command that runs the course's finished server (the answer key)."""
     return [sys.executable, "-m", "reference.server"]
+
+
+def exhibit(name: str) -> list[str]:
+    """The command that runs a gallery exhibit: a server with one deliberate defect."""
+    from grader.gallery import command
+
+    return command(name)
 
 
 def demo_session(argv: Sequence[str] | None = None) -> None:
@@ -111,11 +157,13 @@ def demo_session(argv: Sequence[str] | None = None) -> None:
     run_session(list(argv) if argv else reference(), out=sys.stdout)
 
 
-def exhibit(name: str) -> list[str]:
-    """The command that runs a gallery exhibit: a server with one deliberate defect."""
-    from grader.gallery import command
-
-    return command(name)
+def frame_bytes(frame: Any) -> bytes:
+    """What is sent for ``frame``: a message as one JSON line; text or bytes as the raw line it is."""
+    if isinstance(frame, bytes):
+        return frame if frame.endswith(b"\n") else frame + b"\n"
+    if isinstance(frame, str):
+        return frame.encode("utf-8") + (b"" if frame.endswith("\n") else b"\n")
+    return encode(frame)
 
 
 def inspect(
@@ -127,16 +175,39 @@ def inspect(
     """Show a session with ``argv`` in the wire inspector: each frame with its time, pretty-printed on a
     click, requests linked to replies; with ``against``, that server's session beside it and the first
     frame that differs, with the rule it breaks. A box below sends any line you type to a live copy.
-    The frames default to the handshake and a ping; ``timeout`` bounds the wait for each reply. Where no
-    widgets show, the transcript is the output."""
-    from .inspector import show
+    A frame is a message (a dict or list, sent as one JSON line) or a raw line (text or bytes, sent as
+    it is). The frames default to the handshake and a ping; ``timeout`` bounds the wait for each
+    reply. Where no widgets show, the transcript is the output."""
+    from .inspector import show as show_inspector
 
     script = (
         frames
         if frames is not None
         else [initialize(id=1), notification("notifications/initialized"), request("ping", id=2)]
     )
-    show(argv, script, against, timeout=timeout)
+    show_inspector(argv, script, against, timeout=timeout)
+
+
+def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None:
+    """Send ``frames`` one by one (messages, or raw lines as text or bytes) and print, with times,
+    what comes back while stdin stays open; then close stdin and print what arrives after that.
+
+    A reply that shows up only after ``stdin closed`` was sitting in an unflushed buffer.
+    """
+    with Server(argv) as server:
+        probe = server.probe
+        for frame in frames:
+            data = frame_bytes(frame)
+            probe.send_raw(data)
+            print(f"{probe.child.elapsed():6.2f} s  -> {show(data)}")
+            for item in probe.read_for(wait):
+                print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
+        probe.close_stdin()
+        print(f"{probe.child.elapsed():6.2f} s  (stdin closed)")
+        for item in probe.read_for(wait):
+            print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
+        code = probe.wait_exit(wait)
+        print(f"{probe.child.elapsed():6.2f} s  (exit status {code if code is not None else 'none yet'})")
 
 
 @contextlib.contextmanager
@@ -158,310 +229,9 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None:
-    """Send ``frames`` one by one and print, with times, what comes back while stdin stays open;
-    then close stdin and print what arrives after that.
-
-    A reply that shows up only after ``stdin closed`` was sitting in an unflushed buffer.
-    """
-    with Server(argv) as server:
-        probe = server.probe
-        for frame in frames:
-            data = frame if isinstance(frame, bytes) else encode(frame)
-            probe.send_raw(data)
-            print(f"{probe.child.elapsed():6.2f} s  -> {show(data)}")
-            for item in probe.read_for(wait):
-                print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
-        probe.close_stdin()
-        print(f"{probe.child.elapsed():6.2f} s  (stdin closed)")
-        for item in probe.read_for(wait):
-            print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
-        code = probe.wait_exit(wait)
-        print(f"{probe.child.elapsed():6.2f} s  (exit status {code if code is not None else 'none yet'})")
-
-
-def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A request frame (a fresh random id unless one is given)."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": fresh_id() if id is None else id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def initialize(version: str = PROTOCOL_REVISION, id: Any = None) -> dict[str, Any]:
-    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1.0"}}
-    return request("initialize", id, params)
-
-
-def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-_RANDOM = random.Random()
-
-
-def fresh_id() -> Any:
-    """An id the learner cannot have hard-coded: a random integer or a random digit string."""
-    n = _RANDOM.randrange(2, 10**6)
-    return n if _RANDOM.random() < 0.5 else f"req-{n}"
-
-
-class Server:
-    """A server process under test: send frames, expect replies or silence, all within timeouts."""
-
-    def __init__(self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None) -> None:
-        self.argv = list(argv)
-        self.timeout = timeout
-        # The harness starts it with this environment less PYTHONUNBUFFERED, plus ``env``.
-        self.probe = Probe(self.argv, timeout, env=env, name="learner")
-
-    def __enter__(self) -> Server:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.probe.close()
-
-    # -- sending and receiving ------------------------------------------------------------------
-    def send(self, frame: Any) -> None:
-        """Send a message (dict or list), or raw bytes as they are (add the newline yourself)."""
-        data = frame if isinstance(frame, bytes) else encode(frame)
-        if not self.probe.send_raw(data):
-            self._died(f"could not send {show(data)}: the server's stdin is closed")
-
-    def next_line(self, sent: Any, check: str) -> Any:
-        """The next stdout line as JSON; a teaching failure if none comes or it is not JSON."""
-        item = self.probe.read(self.timeout)
-        if item is None:
-            self._no_reply(sent, check)
-        if not item.json_ok:
-            raise Failure(
-                "stdout-json-lines",
-                "a stdout line is not JSON: stdout carries protocol messages only",
-                sent=show(sent),
-                received=show(item.line.data),
-                stderr=self.probe.stderr_tail(),
-            )
-        return item.message
-
-    def expect(self, sent: Any, expected: dict[str, Any], check: str) -> dict[str, Any]:
-        """Send ``sent`` and demand the reply ``expected``.
-
-        The reply must equal ``expected`` key for key with JSON types kept apart, except that an
-        expected ``error`` is matched on its ``code`` alone (its ``message`` is free text).
-        """
-        self.send(sent)
-        reply = self.next_line(sent, check)
-        self._compare(sent, reply, expected, check)
-        return reply
-
-    def expect_silence(self, sent: Any, check: str = "notification-silence") -> None:
-        """Send ``sent``, then a ping: the next line must be the ping's reply, not an answer to ``sent``."""
-        self.send(sent)
-        ping = request("ping")
-        self.send(ping)
-        reply = self.next_line([sent, ping], check)
-        if isinstance(reply, dict) and "method" not in reply and _fence_reply(reply.get("id"), ping["id"]):
-            return
-        raise Failure(
-            check,
-            "the server answered a message that must get no reply",
-            sent=[show(sent), show(ping)],
-            expected=f"no reply to the first; the next line is the reply to ping (id {describe_id(ping['id'])})",
-            received=show(reply),
-        )
-
-    def expect_exit(self, timeout: float = EXIT_TIMEOUT) -> int:
-        """Close stdin: the server must exit by itself, with status 0."""
-        self.probe.close_stdin()
-        code = self.probe.wait_exit(timeout)
-        if code is None:
-            raise Failure(
-                "exit-on-eof",
-                f"stdin was closed, and {timeout:.0f} s later the server was still running",
-                expected="read_frame returns None at end of input, and the loop returns 0",
-                stderr=self.probe.stderr_tail(),
-            )
-        if code != 0:
-            stderr = self.probe.stderr_tail()
-            raise Failure("exit-on-eof", f"the server exited with status {code}, not 0", stderr=stderr)
-        # What a process writes on its way out still reaches the host: a print that sat in the
-        # text layer's buffer all session arrives now, and breaks the stream at the last moment.
-        noise = [item for item in self.probe.read_for(0.3) if not item.json_ok]
-        if noise:
-            raise Failure(
-                "stdout-json-lines",
-                "at exit the server wrote lines that are not JSON (a print() that was never flushed?)",
-                received=[show(item.line.data) for item in noise],
-                stderr=self.probe.stderr_tail(),
-            )
-        return code
-
-    # -- explaining ------------------------------------------------------------------------------
-    def _compare(self, sent: Any, reply: Any, expected: dict[str, Any], check: str) -> None:
-        problem = mismatch(sent, reply, expected)
-        if problem:
-            raise Failure(check, problem, sent=show(sent), expected=show(expected), received=show(reply))
-
-    def _no_reply(self, sent: Any, check: str) -> None:
-        stderr = self.probe.stderr_tail()
-        if not self.probe.alive() or self.probe.stdout_closed():
-            code = self.probe.wait_exit(0.5)
-            self._died(f"the server exited (status {code}) before answering", sent)
-        # The signature of a missing flush: the reply turns up once stdin closes and the process
-        # exits (Python flushes its buffers on the way out).
-        self.probe.close_stdin()
-        late = [item for item in self.probe.read_for(1.0) if item.json_ok]
-        if late:
-            raise Failure(
-                "stdout-flush",
-                f"no reply within {self.timeout:.0f} s; it came only when stdin was closed: a missing flush",
-                sent=show(sent),
-                received=[show(item.line.data) for item in late],
-                stderr=stderr,
-            )
-        raise Failure(
-            check,
-            f"no reply within {self.timeout:.0f} s (the server is still running)",
-            sent=show(sent),
-            hint="is the reply written to stdout and flushed? is the loop reading the next line?",
-            stderr=stderr,
-        )
-
-    def _died(self, summary: str, sent: Any = None) -> None:
-        details: dict[str, Any] = {"stderr": self.probe.stderr_tail()}
-        if sent is not None:
-            details["sent"] = show(sent)
-        raise Failure("survives-bad-input", summary, **details)
-
-
-def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
-    """A short session before the checker runs: a shop server whose tools/call never returns would
-    make the checker wait its call timeout on every call (minutes); here it fails in seconds."""
-    with Server(argv, timeout=timeout) as server:
-        init = initialize()
-        server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
-        server.send(notification("notifications/initialized"))
-        call = request("tools/call", params={"name": "count_orders", "arguments": {}})
-        server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
-
-
-def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
-    """``mcp-lab check`` on a learner's shop server, bounded for a graded cell: first a short
-    session that proves a tools/call is answered, then the checker with a short call timeout."""
-    from grader.checker.check import run_check
-
-    answers_a_tool_call(argv, timeout)
-    return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)
-
-
-def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
-    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
-    results = {r.id: r for r in graded_check(argv, timeout).results}
-    for check in checks:
-        result = results[check]
-        if result.status == "fail":
-            evidence = result.evidence
-            shown = {k: evidence[k] for k in ("sent", "expected", "received") if k in evidence}
-            raise Failure(check, f"mcp-lab check: {result.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
-
-
-SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)
-
-
-def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
-    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
-
-    It runs on a thread of its own (the kernel already has an event loop), bounded by
-    ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
-    """
-    import logging
-    import os
-    import threading
-
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
-
-        async def session() -> None:
-            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
-                async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write, read_timeout_seconds=5) as client,
-                ):
-                    await client.initialize()
-                    box["value"] = await steps(client)
-
-        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
-        sdk_log = logging.getLogger("mcp")
-        level = sdk_log.level
-        sdk_log.setLevel(logging.CRITICAL)
-        try:
-            anyio.run(session)
-        except BaseException as exc:  # handed to the test's thread
-            box["error"] = exc
-        finally:
-            sdk_log.setLevel(level)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(SDK_TIMEOUT + 5)
-    if "value" not in box:
-        error = box.get("error")
-        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
-        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
-    return box["value"]
-
-
 def inspector_command(name: str) -> str:
-    """The command that opens the learner's ``%%module NAME`` server in the MCP Inspector."""
-    return f"npx @modelcontextprotocol/inspector {sys.executable} {module_path(name)}"
-
-
-def _fence_reply(got: Any, ping_id: Any) -> bool:
-    """The reply to the fencing ping: its id, or its id in another JSON type (that is id-echo's
-    rule, tested on its own; here it only shows that nothing came before the ping's reply)."""
-    return same_id(got, ping_id) or json.dumps(got).strip('"') == json.dumps(ping_id).strip('"')
-
-
-def mismatch(sent: Any, reply: Any, expected: dict[str, Any]) -> str:
-    """What is wrong with ``reply`` as the answer ``expected`` to ``sent`` ("" when nothing is)."""
-    if not isinstance(reply, dict):
-        return f"the reply is not a JSON object but {type(reply).__name__}"
-    if reply.get("jsonrpc") != "2.0":
-        return 'the reply needs "jsonrpc": "2.0"'
-    if ("result" in reply) == ("error" in reply):
-        return "a response carries exactly one of result and error"
-    if "id" in expected:
-        want, got = expected["id"], reply.get("id")
-        if not same_id(got, want) or ("id" in reply) != ("id" in expected):
-            return f"sent id {describe_id(want)}, got {describe_id(got, 'id' in reply)}"
-    if "error" in expected:
-        if "error" not in reply:
-            return f"expected the error {code_name(expected['error']['code'])}, got a result"
-        error = reply["error"]
-        if not isinstance(error, dict) or not isinstance(error.get("message"), str):
-            return 'an error is an object with an integer "code" and a string "message"'
-        if error.get("code") != expected["error"]["code"] or isinstance(error.get("code"), bool):
-            return f"expected the error {code_name(expected['error']['code'])}, got {code_name(error.get('code'))}"
-        return ""
-    if "result" in expected:
-        if "result" not in reply:
-            return f"expected a result, got the error {code_name(reply['error'].get('code'))}"
-        if not same_json(reply["result"], expected["result"]):
-            return "the result is not the one expected"
-    return ""
+    """The command that opens your ``%%module NAME`` server in the MCP Inspector."""
+    return f"npx -y @modelcontextprotocol/inspector {sys.executable} {work().file(name)}"
 
 
 def pretty(value: Any) -> str:
@@ -470,15 +240,22 @@ def pretty(value: Any) -> str:
 
 
 __all__ = [
-    "Failure",
-    "Reply",
-    "Server",
+    "check",
+    "demo_session",
+    "exhibit",
+    "fresh_id",
     "host",
     "initialize",
+    "inspect",
+    "inspector_command",
     "notification",
+    "pretty",
     "program",
     "reference",
     "request",
     "setup",
     "shop_db",
+    "time_limit",
+    "watch",
+    "work",
 ]

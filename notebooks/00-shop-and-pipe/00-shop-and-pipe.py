@@ -15,10 +15,16 @@ Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader s
 # it, and queried so that nothing a model sends can become SQL. Then the pipe: what it means that
 # an MCP server "speaks stdio", shown on a real server.
 #
-# **How this notebook works.** Cells marked *your turn* are yours to write. The cells after them
-# check your work: run them, and a failure tells you which rule was broken, what was sent, what was
-# expected and what came back. Some checks are hidden until grading; they try other values than
-# the ones you see, so write code that follows the rule, not code that passes one example.
+# **How this notebook works.** Cells marked *your turn* are yours to write. Each starts with a line
+# `%%module NAME`: running the cell saves it as the file `NAME.py` beside this notebook (and runs
+# it, so the next cells can try your functions). The cells after it check your work: they run
+# `NAME.py` in a process of its own, so a loop or a crash in your code costs that check, never
+# this notebook. A failure tells you which rule was broken, what was sent, what was expected and
+# what came back. Some checks are hidden until grading; they try other values than the ones you
+# see, so write code that follows the rule, not code that passes one example.
+#
+# Your grade is computed from your `%%module` cells alone, by the same checks, outside this
+# notebook: code in other cells is yours to experiment with and is not graded.
 
 # %% setup id=setup
 from grader.course import lab
@@ -63,6 +69,7 @@ peek.close()
 # cannot write. A path to a file that does not exist must raise `sqlite3.OperationalError`.
 
 # %% solution id=open_shop
+%%module shop
 import sqlite3
 from pathlib import Path
 
@@ -76,15 +83,9 @@ def open_shop(path):
 
 
 # %% test id=test_open_shop points=3
-from grader.course.expect import Failure
-from grader.course.stage00 import check_open_shop
-
-check_open_shop(open_shop, lab.shop_db())
-### BEGIN HIDDEN TESTS
-from grader.course.stage00 import check_open_shop_odd_paths
-
-check_open_shop_odd_paths(open_shop, lab.shop_db())
-### END HIDDEN TESTS
+# reads the shop; an INSERT fails; a missing file raises sqlite3.OperationalError and is not created.
+# Hidden: paths with a space, "#", "?" and "%" in them.
+lab.check("test_open_shop")
 
 # %% [markdown] id=params
 # ### Values are never SQL
@@ -112,6 +113,7 @@ check_open_shop_odd_paths(open_shop, lab.shop_db())
 # that no order has counts 0, including the one above.
 
 # %% solution id=count_orders
+%%module queries
 def count_orders(conn, status):
     """How many orders have ``status`` (a parameterised query)."""
     ### BEGIN SOLUTION
@@ -121,12 +123,9 @@ def count_orders(conn, status):
 
 
 # %% test id=test_count_orders points=3
-from grader.course.stage00 import check_count_orders
-
-check_count_orders(count_orders, lab.shop_db(), ["paid", "x' OR '1'='1"])
-### BEGIN HIDDEN TESTS
-check_count_orders(count_orders, lab.shop_db(), None)
-### END HIDDEN TESTS
+# the counts for "paid" and for "x' OR '1'='1" (which no order has). Hidden: other statuses and
+# other text a model might send.
+lab.check("test_count_orders")
 
 # %% [markdown] id=pipe-intro
 # ## 2. The pipe
@@ -186,6 +185,7 @@ lab.demo_session()
 # client cannot work this way: it must read replies while stdin stays open.)
 
 # %% solution id=talk
+%%module pipe
 import json
 import subprocess
 
@@ -205,20 +205,17 @@ def talk(argv, lines, timeout=5.0):
 
 
 # %% id=try-talk
-talk(lab.reference(), [b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'])
+with lab.time_limit(15):  # your talk against the course's server; a hang ends after 15 s
+    print(talk(lab.reference(), [b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n']))
 
 # %% test id=test_talk points=2
-from grader.course.stage00 import check_talk
-
-check_talk(talk, lab.reference(), ids=[1, "abc"])
-### BEGIN HIDDEN TESTS
-check_talk(talk, lab.reference(), ids=None)
-### END HIDDEN TESTS
+# two pings (ids 1 and "abc") with a notification between them, to a small server that logs to
+# stderr: one reply per ping, in order. Hidden: other ids, 0 among them.
+lab.check("test_talk")
 
 # %% test id=test_talk_timeout points=2
-from grader.course.stage00 import check_talk_timeout
-
-check_talk_timeout(talk)
+# a server that never exits after its input ends: talk(..., timeout=1.0) raises TimeoutError.
+lab.check("test_talk_timeout")
 
 # %% [markdown] id=end
 # ## What you have now

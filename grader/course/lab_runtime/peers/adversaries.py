@@ -18,7 +18,7 @@ Each also answers `lab/received` with every message it has read (so a test can s
 sent), and ends itself after ``LIFETIME`` seconds whatever happens: an adversary never outlives a
 test run.
 
-    $ python -m grader.course.adversaries reverse
+    $ python -S adversaries.py reverse     # the stage's runtime as the import path
 """
 
 from __future__ import annotations
@@ -221,17 +221,10 @@ ADVERSARIES: dict[str, Callable[[], Adversary]] = {
 }
 
 
-def command(name: str) -> list[str]:
-    """The command that runs the adversary ``name``."""
-    if name not in ADVERSARIES:
-        raise ValueError(f"no adversary {name!r}; there are {', '.join(ADVERSARIES)}")
-    return [sys.executable, "-m", "grader.course.adversaries", name]
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0] not in ADVERSARIES:
-        print(f"usage: python -m grader.course.adversaries {{{','.join(ADVERSARIES)}}}", file=sys.stderr)
+        print(f"usage: python -S adversaries.py {{{','.join(ADVERSARIES)}}}", file=sys.stderr)
         return 2
     signal.alarm(LIFETIME)
     try:

@@ -1,0 +1,62 @@
+"""The public checks of every stage, registered by graded cell.
+
+A notebook's graded cell is one line, ``lab.check("test_branches")``: it runs what is registered
+here for that stage and cell, against the learner's files (:class:`~grader.course.work.Work`).
+Grading runs exactly these, then the hidden ones of :mod:`grader.grading.hidden`, with the same
+:class:`Work` in a sandbox; so what a learner sees pass here passes there (on these inputs).
+
+    >>> entry = cell("02", "test_branches")
+    >>> entry.says
+    'every branch of handle_line, for ids 1, "7" and 0'
+
+Each stage's module registers its cells with :func:`public`:
+
+    @public("02", "test_branches", 'every branch of handle_line, for ids 1, "7" and 0')
+    def branches(work: Work) -> None:
+        check_branches(work.module("messages").handle_line, [1, "7", 0])
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..expect import Failure
+from ..work import Work
+
+
+@dataclass(frozen=True)
+class Cell:
+    stage: str  # "02"
+    grade_id: str  # the nbgrader grade id of the cell: "test_branches"
+    says: str  # what the public checks check, in one line
+    run: Callable[[Work], None]
+
+
+CELLS: dict[tuple[str, str], Cell] = {}
+
+
+def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], None]], Callable[[Work], None]]:
+    """Register the decorated function as the public checks of ``stage``'s cell ``grade_id``."""
+
+    def register(run: Callable[[Work], None]) -> Callable[[Work], None]:
+        if (stage, grade_id) in CELLS:
+            raise ValueError(f"stage {stage}: cell {grade_id} is registered twice")
+        CELLS[(stage, grade_id)] = Cell(stage, grade_id, says, run)
+        return run
+
+    return register
+
+
+def cells(stage: str) -> dict[str, Cell]:
+    """Every graded cell of ``stage``, by grade id."""
+    importlib.import_module(f"{__name__}.stage{stage}")
+    return {grade_id: entry for (s, grade_id), entry in CELLS.items() if s == stage}
+
+
+def cell(stage: str, grade_id: str) -> Cell:
+    found = cells(stage).get(grade_id)
+    if found is None:
+        raise Failure("module", f"stage {stage} has no graded cell {grade_id!r}")
+    return found

@@ -1,0 +1,313 @@
+"""Driving a server under test: send frames, expect replies or silence, every wait bounded.
+
+The checks of every stage talk to the learner's servers through :class:`Server`: a real child
+process over real pipes, through the checker's probe harness (stderr drained, ``PYTHONUNBUFFERED``
+removed so that a missing flush shows). A failure names the check, shows the frames and quotes
+the rule (:class:`~grader.course.expect.Failure`).
+
+    >>> import sys
+    >>> with Server([sys.executable, "-m", "reference.server"]) as server:
+    ...     server.expect({"jsonrpc": "2.0", "id": "7", "method": "ping"},
+    ...                   {"jsonrpc": "2.0", "id": "7", "result": {}}, "id-echo")
+    {'jsonrpc': '2.0', 'id': '7', 'result': {}}
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from grader.checker.probe import Probe, same_id
+from reference import PROTOCOL_REVISION
+from reference.framing import encode
+
+from .expect import Failure, code_name, describe_id, same_json, show
+
+REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
+EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
+# seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
+# in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
+CHECK_CALL_TIMEOUT = 5.0
+
+
+def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A request frame (a fresh random id unless one is given)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": fresh_id() if id is None else id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def initialize(version: str = PROTOCOL_REVISION, id: Any = None) -> dict[str, Any]:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1.0"}}
+    return request("initialize", id, params)
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+_RANDOM = random.Random()
+
+
+def fresh_id() -> Any:
+    """An id the learner cannot have hard-coded: a random integer or a random digit string."""
+    n = _RANDOM.randrange(2, 10**6)
+    return n if _RANDOM.random() < 0.5 else f"req-{n}"
+
+
+class Server:
+    """A server process under test: send frames, expect replies or silence, all within timeouts."""
+
+    def __init__(self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None) -> None:
+        self.argv = list(argv)
+        self.timeout = timeout
+        # The harness starts it with this environment less PYTHONUNBUFFERED, plus ``env``.
+        self.probe = Probe(self.argv, timeout, env=env, name="learner")
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.probe.close()
+
+    # -- sending and receiving ------------------------------------------------------------------
+    def send(self, frame: Any) -> None:
+        """Send a message (dict or list), or raw bytes as they are (add the newline yourself)."""
+        data = frame if isinstance(frame, bytes) else encode(frame)
+        if not self.probe.send_raw(data):
+            self._died(f"could not send {show(data)}: the server's stdin is closed")
+
+    def next_line(self, sent: Any, check: str) -> Any:
+        """The next stdout line as JSON; a teaching failure if none comes or it is not JSON."""
+        item = self.probe.read(self.timeout)
+        if item is None:
+            self._no_reply(sent, check)
+        if not item.json_ok:
+            raise Failure(
+                "stdout-json-lines",
+                "a stdout line is not JSON: stdout carries protocol messages only",
+                sent=show(sent),
+                received=show(item.line.data),
+                stderr=self.probe.stderr_tail(),
+            )
+        return item.message
+
+    def expect(self, sent: Any, expected: dict[str, Any], check: str) -> dict[str, Any]:
+        """Send ``sent`` and demand the reply ``expected``.
+
+        The reply must equal ``expected`` key for key with JSON types kept apart, except that an
+        expected ``error`` is matched on its ``code`` alone (its ``message`` is free text).
+        """
+        self.send(sent)
+        reply = self.next_line(sent, check)
+        self._compare(sent, reply, expected, check)
+        return reply
+
+    def expect_silence(self, sent: Any, check: str = "notification-silence") -> None:
+        """Send ``sent``, then a ping: the next line must be the ping's reply, not an answer to ``sent``."""
+        self.send(sent)
+        ping = request("ping")
+        self.send(ping)
+        reply = self.next_line([sent, ping], check)
+        if isinstance(reply, dict) and "method" not in reply and _fence_reply(reply.get("id"), ping["id"]):
+            return
+        raise Failure(
+            check,
+            "the server answered a message that must get no reply",
+            sent=[show(sent), show(ping)],
+            expected=f"no reply to the first; the next line is the reply to ping (id {describe_id(ping['id'])})",
+            received=show(reply),
+        )
+
+    def expect_exit(self, timeout: float = EXIT_TIMEOUT) -> int:
+        """Close stdin: the server must exit by itself, with status 0."""
+        self.probe.close_stdin()
+        code = self.probe.wait_exit(timeout)
+        if code is None:
+            raise Failure(
+                "exit-on-eof",
+                f"stdin was closed, and {timeout:.0f} s later the server was still running",
+                expected="read_frame returns None at end of input, and the loop returns 0",
+                stderr=self.probe.stderr_tail(),
+            )
+        if code != 0:
+            stderr = self.probe.stderr_tail()
+            raise Failure("exit-on-eof", f"the server exited with status {code}, not 0", stderr=stderr)
+        # What a process writes on its way out still reaches the host: a print that sat in the
+        # text layer's buffer all session arrives now, and breaks the stream at the last moment.
+        noise = [item for item in self.probe.read_for(0.3) if not item.json_ok]
+        if noise:
+            raise Failure(
+                "stdout-json-lines",
+                "at exit the server wrote lines that are not JSON (a print() that was never flushed?)",
+                received=[show(item.line.data) for item in noise],
+                stderr=self.probe.stderr_tail(),
+            )
+        return code
+
+    # -- explaining ------------------------------------------------------------------------------
+    def _compare(self, sent: Any, reply: Any, expected: dict[str, Any], check: str) -> None:
+        problem = mismatch(sent, reply, expected)
+        if problem:
+            raise Failure(check, problem, sent=show(sent), expected=show(expected), received=show(reply))
+
+    def _no_reply(self, sent: Any, check: str) -> None:
+        stderr = self.probe.stderr_tail()
+        if not self.probe.alive() or self.probe.stdout_closed():
+            code = self.probe.wait_exit(0.5)
+            self._died(f"the server exited (status {code}) before answering", sent)
+        # The signature of a missing flush: the reply turns up once stdin closes and the process
+        # exits (Python flushes its buffers on the way out).
+        self.probe.close_stdin()
+        late = [item for item in self.probe.read_for(1.0) if item.json_ok]
+        if late:
+            raise Failure(
+                "stdout-flush",
+                f"no reply within {self.timeout:.0f} s; it came only when stdin was closed: a missing flush",
+                sent=show(sent),
+                received=[show(item.line.data) for item in late],
+                stderr=stderr,
+            )
+        raise Failure(
+            check,
+            f"no reply within {self.timeout:.0f} s (the server is still running)",
+            sent=show(sent),
+            hint="is the reply written to stdout and flushed? is the loop reading the next line?",
+            stderr=stderr,
+        )
+
+    def _died(self, summary: str, sent: Any = None) -> None:
+        details: dict[str, Any] = {"stderr": self.probe.stderr_tail()}
+        if sent is not None:
+            details["sent"] = show(sent)
+        raise Failure("survives-bad-input", summary, **details)
+
+
+def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
+    """A short session before the checker runs: a shop server whose tools/call never returns would
+    make the checker wait its call timeout on every call (minutes); here it fails in seconds."""
+    with Server(argv, timeout=timeout) as server:
+        init = initialize()
+        server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+        server.send(notification("notifications/initialized"))
+        call = request("tools/call", params={"name": "count_orders", "arguments": {}})
+        server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
+
+
+def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
+    """``mcp-lab check`` on a learner's shop server, bounded for a graded cell: first a short
+    session that proves a tools/call is answered, then the checker with a short call timeout."""
+    from grader.checker.check import run_check
+
+    answers_a_tool_call(argv, timeout)
+    return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)
+
+
+def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
+    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
+    results = {r.id: r for r in graded_check(argv, timeout).results}
+    for check in checks:
+        result = results[check]
+        if result.status == "fail":
+            evidence = result.evidence
+            shown = {k: evidence[k] for k in ("sent", "expected", "received") if k in evidence}
+            raise Failure(check, f"mcp-lab check: {result.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+
+
+SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)
+
+
+def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
+    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
+
+    It runs on a thread of its own (the kernel already has an event loop), bounded by
+    ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
+    """
+    import logging
+    import os
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
+
+        async def session() -> None:
+            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+                async with (
+                    stdio_client(params, errlog=errlog) as (read, write),
+                    ClientSession(read, write, read_timeout_seconds=5) as client,
+                ):
+                    await client.initialize()
+                    box["value"] = await steps(client)
+
+        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
+        sdk_log = logging.getLogger("mcp")
+        level = sdk_log.level
+        sdk_log.setLevel(logging.CRITICAL)
+        try:
+            anyio.run(session)
+        except BaseException as exc:  # handed to the test's thread
+            box["error"] = exc
+        finally:
+            sdk_log.setLevel(level)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SDK_TIMEOUT + 5)
+    if "value" not in box:
+        error = box.get("error")
+        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
+        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
+    return box["value"]
+
+
+def _fence_reply(got: Any, ping_id: Any) -> bool:
+    """The reply to the fencing ping: its id, or its id in another JSON type (that is id-echo's
+    rule, tested on its own; here it only shows that nothing came before the ping's reply)."""
+    return same_id(got, ping_id) or json.dumps(got).strip('"') == json.dumps(ping_id).strip('"')
+
+
+def mismatch(sent: Any, reply: Any, expected: dict[str, Any]) -> str:
+    """What is wrong with ``reply`` as the answer ``expected`` to ``sent`` ("" when nothing is)."""
+    if not isinstance(reply, dict):
+        return f"the reply is not a JSON object but {type(reply).__name__}"
+    if reply.get("jsonrpc") != "2.0":
+        return 'the reply needs "jsonrpc": "2.0"'
+    if ("result" in reply) == ("error" in reply):
+        return "a response carries exactly one of result and error"
+    if "id" in expected:
+        want, got = expected["id"], reply.get("id")
+        if not same_id(got, want) or ("id" in reply) != ("id" in expected):
+            return f"sent id {describe_id(want)}, got {describe_id(got, 'id' in reply)}"
+    if "error" in expected:
+        if "error" not in reply:
+            return f"expected the error {code_name(expected['error']['code'])}, got a result"
+        error = reply["error"]
+        if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+            return 'an error is an object with an integer "code" and a string "message"'
+        if error.get("code") != expected["error"]["code"] or isinstance(error.get("code"), bool):
+            return f"expected the error {code_name(expected['error']['code'])}, got {code_name(error.get('code'))}"
+        return ""
+    if "result" in expected:
+        if "result" not in reply:
+            return f"expected a result, got the error {code_name(reply['error'].get('code'))}"
+        if not same_json(reply["result"], expected["result"]):
+            return "the result is not the one expected"
+    return ""
+
+

@@ -1,0 +1,102 @@
+"""The guard: an audit hook (PEP 578) that runs before the learner's code and refuses the answer key.
+
+A stage's code may use the reference pieces of earlier stages; the pieces a stage teaches are not
+in its runtime at all. What the runtime cannot hide, the guard refuses: importing the grader or
+nbgrader, starting a process that runs the reference server or the grader, writing outside the
+learner's folder and the temporary folder. Each refusal is also reported on a private copy of
+stderr, one line starting with :data:`MARK`, so that grading can flag it. An audit hook cannot
+be removed once added (``sys.addaudithook``).
+
+    >>> refusal("import", ("grader.checker",))
+    'import grader.checker: the grader is not available to your code'
+    >>> print(refusal("subprocess.Popen", ("python3", ["python3", "-m", "reference.server"], None, None)))
+    subprocess.Popen python3 -m reference.server: runs the course's answer key
+    >>> refusal("import", ("json",)) is None
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+
+MARK = "[mcp-lab guard] "
+FORBIDDEN_MODULES = ("grader", "nbgrader")
+# What in a command line runs the reference, the grader or the course's command line.
+_PROGRAMS = ("mcp-lab", "nbgrader")
+_FILE = re.compile(r"(^|/)(reference|grader)/[\w/]*\.py$")
+_CODE = re.compile(r"\b(import|from)\s+(reference|grader|nbgrader)\b")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def _words(value: object) -> list[str]:
+    if isinstance(value, bytes | str | os.PathLike):
+        text = os.fsdecode(value)
+        return text.split() if isinstance(value, str | bytes) and " " in text else [text]
+    if isinstance(value, list | tuple):
+        return [w for v in value for w in _words(v)]
+    return []
+
+
+def runs_answer_key(words: list[str]) -> bool:
+    """Whether a command line runs the reference, the grader or the course's command line.
+
+    >>> runs_answer_key(["python3", "-m", "reference.server"]), runs_answer_key(["python3", "server.py"])
+    (True, False)
+    """
+    if _CODE.search(" ".join(words)):
+        return True
+    for i, word in enumerate(words):
+        if os.path.basename(word) in _PROGRAMS or _FILE.search(word):
+            return True
+        module = words[i + 1] if word == "-m" and i + 1 < len(words) else word[2:] if word.startswith("-m") else ""
+        if module.partition(".")[0] in ("reference", "grader", "nbgrader"):
+            return True
+    return False
+
+
+def refusal(event: str, args: tuple, allowed: tuple[str, ...] = ()) -> str | None:
+    """Why ``event`` with ``args`` is refused (None: it is not). ``allowed``: folders one may write in."""
+    if event == "import":
+        name = args[0] if args and isinstance(args[0], str) else ""
+        top = name.partition(".")[0]
+        if top in FORBIDDEN_MODULES:
+            return f"import {name}: the grader is not available to your code"
+        return None
+    if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn"):
+        words = _words(args[1] if event == "subprocess.Popen" and len(args) > 1 else args[:2])
+        if runs_answer_key(words):
+            return f"{event} {' '.join(words)[:120]}: runs the course's answer key"
+        return None
+    if event == "open" and len(args) >= 3 and allowed:
+        path, mode, flags = args[0], args[1], args[2]
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS
+        )
+        if writes and isinstance(path, str | bytes | os.PathLike):
+            full = os.path.realpath(os.fsdecode(path))
+            if not any(full == folder or full.startswith(folder + os.sep) for folder in allowed):
+                return f"open {full} for writing: outside your folder"
+    return None
+
+
+def install(folder: str) -> None:
+    """Add the hook for a learner's process working in ``folder``."""
+    allowed = tuple(os.path.realpath(p) for p in (folder, tempfile.gettempdir(), "/tmp", os.devnull))
+    report = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
+
+    def hook(event: str, args: tuple) -> None:
+        why = refusal(event, args, allowed)
+        if why is None:
+            return
+        try:
+            report.write(MARK + json.dumps({"event": event, "why": why}) + "\n")
+            report.flush()
+        except (OSError, ValueError):
+            pass
+        raise PermissionError(f"refused by the course: {why}")
+
+    sys.addaudithook(hook)

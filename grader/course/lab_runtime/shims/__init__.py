@@ -1,0 +1,7 @@
+"""Stand-ins for the reference module a stage teaches, made of the learner's own module.
+
+In the runtime of stage 01, ``reference/framing.py`` is :mod:`.framing` here: the course's server
+then frames with the learner's functions, and ``from reference.framing import encode`` in the
+learner's file finds their own ``encode`` (so the answer key cannot be borrowed). Likewise
+``reference/catalog.py`` in stage 04 is :mod:`.catalog`, the learner's tool declarations.
+"""

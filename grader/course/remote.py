@@ -1,0 +1,260 @@
+"""The learner's functions and objects, seen from the checks: proxies to a harness process.
+
+The checks call the learner's code as if it were here: ``module.handle_line(line, methods)``,
+``conn.execute(sql).fetchone()``, ``client.request("ping")``. Each call is a request to
+:mod:`lab_runtime.harness` in a child process and waits a bounded time for the answer; what the
+learner's code raises comes back as an exception of the same name that derives from the same
+standard class (a learner's ``ValueError`` is a ``ValueError`` here, their ``ToolError`` an
+``Exception`` named ``ToolError``), carrying the line of their code it came from.
+
+    >>> import sys
+    >>> from grader.course import runtime
+    >>> harness = Harness([sys.executable, "-S", str(runtime.cached("01") / "lab_runtime" / "harness.py"), "."],
+    ...                   env={"PYTHONPATH": str(runtime.cached("01"))})
+    >>> buffer = harness.stdlib("io.BytesIO")(b"one\\ntwo\\n")
+    >>> buffer.readline(), buffer.getvalue()
+    (b'one\\n', b'one\\ntwo\\n')
+    >>> harness.close()
+
+A call that does not return within its limit ends the process (:class:`RemoteTimeout`); a process
+that dies on its own reports :class:`RemoteDied`. Both restart the harness on the next call.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib
+import itertools
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from reference.child import ChildProcess
+
+from .lab_runtime import wire
+from .lab_runtime.guard import MARK
+
+DEFAULT_LIMIT = 10.0  # seconds one call may take, unless the check says otherwise
+START_LIMIT = 10.0  # seconds for the harness to import the learner's module
+MAX_REPLY = 64 << 20  # bytes of one answer kept (a learner's function may return a lot)
+
+
+class RemoteError(Exception):
+    """The harness could not give an answer."""
+
+
+class RemoteTimeout(RemoteError):
+    def __init__(self, what: str, limit: float) -> None:
+        self.limit = limit
+        super().__init__(f"{what} did not return within {limit:g} s")
+
+
+class RemoteDied(RemoteError):
+    def __init__(self, what: str, code: int | None, stderr: str) -> None:
+        self.code = code
+        self.stderr = stderr
+        super().__init__(f"the process running your code ended during {what} (exit status {code})")
+
+
+class RemoteRaised(Exception):
+    """Mixed into the class of an exception the learner's code raised in the harness."""
+
+    kinds: list[list[str]]
+    where: str
+    remote_traceback: str
+
+
+_CLASSES: dict[tuple[tuple[str, str], ...], type] = {}
+
+
+def _local_class(module: str, qualname: str) -> type | None:
+    """The standard exception class ``module.qualname`` in this process, if there is one."""
+    if module != "builtins" and module.partition(".")[0] not in sys.stdlib_module_names:
+        return None  # never import the learner's modules here
+    try:
+        found: Any = builtins if module == "builtins" else importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def exception_class(kinds: Sequence[Sequence[str]]) -> type:
+    """A class named like the remote one (``kinds[0]``) deriving from the nearest standard one."""
+    key = tuple((m, q) for m, q in kinds)
+    if key not in _CLASSES:
+        base: type = Exception
+        for module, qualname in key:
+            local = _local_class(module, qualname)
+            if local is not None:
+                base = local if issubclass(local, Exception) else Exception
+                break
+        module, qualname = key[0] if key else ("builtins", "Exception")
+        name = qualname.rpartition(".")[2]
+        with contextlib.suppress(TypeError):  # a base that refuses to be subclassed
+            _CLASSES[key] = type(name, (RemoteRaised, base), {"__module__": module})
+        _CLASSES.setdefault(key, type(name, (RemoteRaised,), {"__module__": module}))
+    return _CLASSES[key]
+
+
+def rebuild(raised: dict[str, Any]) -> BaseException:
+    kind = exception_class(raised["kinds"])
+    exc = kind.__new__(kind)
+    Exception.__init__(exc, raised["message"])
+    exc.kinds = raised["kinds"]
+    exc.where = raised.get("where", "")
+    exc.remote_traceback = raised.get("traceback", "")
+    exc.args = (raised["message"],)
+    for name, value in raised.get("fields", {}).items():
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(exc, name, value)
+    return exc
+
+
+def is_a(exc: BaseException | None, name: str) -> bool:
+    """Whether ``exc`` (from the learner's process, or not) is of a class named ``name``, or derives from one."""
+    if exc is None:
+        return False
+    kinds = getattr(exc, "kinds", None)
+    if kinds is not None:
+        return any(qualname.rpartition(".")[2] == name for _, qualname in kinds)
+    return any(kind.__name__ == name for kind in type(exc).__mro__)
+
+
+def type_name(value: Any) -> str:
+    """``module.qualname`` of the learner's object behind a proxy (or of a local value)."""
+    if isinstance(value, Remote):
+        return value._type
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+class Harness:
+    """One harness process, started on first use and again after it died or was stopped."""
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        self.argv = list(argv)
+        self.env = env
+        self.cwd = cwd
+        self.child: ChildProcess | None = None
+        self.generation = 0
+        self._ids = itertools.count(1)
+
+    # -- the process -------------------------------------------------------------------------
+    def _process(self) -> ChildProcess:
+        if self.child is None:
+            self.child = ChildProcess(self.argv, env=self.env, cwd=self.cwd, max_line=MAX_REPLY)
+            self.generation += 1
+        return self.child
+
+    def stderr(self) -> str:
+        """What the learner's code printed (stderr and stdout both land there), the guard's lines left out."""
+        if self.child is None:
+            return ""
+        text = self.child.stderr_tail(4000)
+        return "\n".join(line for line in text.split("\n") if not line.startswith(MARK))
+
+    def refusals(self) -> list[str]:
+        if self.child is None:
+            return []
+        lines = self.child.stderr_tail(64 << 10).split("\n")
+        return [json.loads(line[len(MARK) :]).get("why", "") for line in lines if line.startswith(MARK)]
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            with contextlib.suppress(Exception):
+                self.child.close(grace=0)
+            self.child = None
+
+    close = stop
+
+    # -- requests ----------------------------------------------------------------------------
+    def request(self, what: str, limit: float, **message: Any) -> Any:
+        child = self._process()
+        generation = self.generation
+        message["id"] = next(self._ids)
+        text = json.dumps(wire.encode(message, self._ref), separators=(",", ":"), ensure_ascii=False)
+        if not child.send(text.encode("utf-8") + b"\n"):
+            raise self._died(what)
+        line = child.read_line(limit)
+        if line is None:
+            if child.stdout_closed.is_set() or child.process.poll() is not None:
+                raise self._died(what)
+            self.stop()
+            raise RemoteTimeout(what, limit)
+        reply = wire.loads(line.data, lambda data: Remote(self, generation, data))
+        if "raised" in reply:
+            raise rebuild(reply["raised"])
+        return reply.get("ok")
+
+    def _died(self, what: str) -> RemoteDied:
+        child = self.child
+        code = child.wait(1.0) if child is not None else None
+        stderr = self.stderr()
+        self.stop()
+        return RemoteDied(what, code, stderr)
+
+    def _ref(self, value: Any) -> int:
+        if isinstance(value, Remote):
+            if value._harness is not self or value._generation != self.generation:
+                raise RemoteError("an object from an earlier run of your code (the process was restarted)")
+            return value._ref
+        raise TypeError(f"cannot send a {type(value).__name__} to your code's process")
+
+    # -- what the checks use -----------------------------------------------------------------
+    def module(self, name: str, limit: float = START_LIMIT) -> Any:
+        return self.request(f"import {name}", limit, op="import", module=name)
+
+    def stdlib(self, name: str) -> Any:
+        return self.request(name, DEFAULT_LIMIT, op="stdlib", name=name)
+
+
+class Remote:
+    """An object of the learner's process: attributes, calls, iteration and len go over the pipe."""
+
+    def __init__(self, harness: Harness, generation: int, data: dict[str, Any]) -> None:
+        object.__setattr__(self, "_harness", harness)
+        object.__setattr__(self, "_generation", generation)
+        object.__setattr__(self, "_ref", data["$ref"])
+        object.__setattr__(self, "_type", data.get("type", "?"))
+        object.__setattr__(self, "_repr", data.get("repr", "?"))
+        object.__setattr__(self, "_callable", data.get("callable", False))
+
+    @property
+    def __name__(self) -> str:  # noqa: PLW3201 - read by expect.call to name the function
+        name = self._repr
+        for prefix in ("<function ", "<bound method ", "<class '"):
+            if name.startswith(prefix):
+                return name[len(prefix) :].split(" ")[0].rstrip("'>").rpartition(".")[2]
+        return self._type.rpartition(".")[2]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return self._harness.request(f"reading .{name}", DEFAULT_LIMIT, op="get", target=self, name=name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("the learner's objects are read and called, not changed, by the checks")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.invoke(args, kwargs, DEFAULT_LIMIT)
+
+    def invoke(self, args: Sequence[Any], kwargs: dict[str, Any], limit: float) -> Any:
+        what = f"{self.__name__}(...)"
+        return self._harness.request(what, limit, op="call", target=self, args=list(args), kwargs=kwargs)
+
+    def __iter__(self) -> Any:
+        return iter(self._harness.request("list(...)", DEFAULT_LIMIT, op="list", target=self))
+
+    def __len__(self) -> int:
+        return self._harness.request("len(...)", DEFAULT_LIMIT, op="len", target=self)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return self._repr

@@ -1,0 +1,124 @@
+"""Each stage's runtime: the only folder, besides their own, that the learner's code imports from.
+
+A stage stands alone: the course's finished pieces do everything the stage does not teach. But the
+pieces it *does* teach must not be within reach, or a learner's ``handle_line`` could simply call
+the reference's. So the learner's code never runs in a process that can import the reference
+package as a whole: it runs with ``python -S`` (no site-packages) and this folder as its import
+path, which holds
+
+- ``reference/``: the reference modules of the stage's plan, without the ones the stage teaches;
+  where the course's own server needs a taught module, the learner's module stands in for it
+  (a *shim*: in stage 01, ``reference.framing`` is the learner's ``framing.py``);
+- ``lab_runtime/``: the guard, the harness, the stage hosts and the peers (:mod:`grader.course.lab_runtime`).
+
+    >>> plan("02").absent >= {"dispatch", "envelope"}
+    True
+    >>> sorted(plan("02").may_import)
+    ['errors', 'framing']
+    >>> plan("01").shims
+    {'framing': 'framing'}
+
+The same runtime serves the learner's notebook (their own machine, no sandbox) and grading (inside
+the sandbox), so a check passes or fails alike in both.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import reference
+
+REFERENCE = Path(reference.__file__).resolve().parent
+LAB_RUNTIME = Path(__file__).resolve().with_name("lab_runtime")
+
+# The stage that teaches each reference module (None: given to every stage that has a runtime).
+TEACHES: dict[str, str | None] = {
+    "errors": None,
+    "schema": None,
+    "database": "00",
+    "framing": "01",
+    "envelope": "02",
+    "dispatch": "02",
+    "lifecycle": "03",
+    "server": "03",
+    "catalog": "04",
+    "tools": "05",
+    "shop": "05",
+    "child": "06",
+    "client": "06",
+    "session": "06",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    absent: frozenset[str]  # reference modules left out of the runtime ("*": all of them)
+    shims: dict[str, str] = field(default_factory=dict)  # reference module -> the learner's module standing in
+    may_import: frozenset[str] = frozenset()  # reference modules the learner's own files may import
+
+
+def _before(stage: str) -> frozenset[str]:
+    return frozenset(m for m, s in TEACHES.items() if s is None or s < stage)
+
+
+ALL = frozenset({"*"})
+PLANS: dict[str, Plan] = {
+    # Stage 00 uses no reference at all: its pipe talks to a standard-library peer.
+    "00": Plan(ALL),
+    "01": Plan(frozenset(), {"framing": "framing"}, frozenset()),
+    "02": Plan(frozenset({"envelope", "dispatch", "server", "client", "session"}), {}, frozenset({"errors", "framing"})),
+    "03": Plan(frozenset({"lifecycle", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})),
+    "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
+    "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
+    "06": Plan(frozenset({"child", "client", "session"}), {}, frozenset()),
+    "07": Plan(frozenset(), {}, _before("07")),
+    # The clinic: a diagnosis is data; a repair may import what the handed-out servers import.
+    "08": Plan(ALL),
+    "09": Plan(frozenset(), {}, frozenset({"errors", "schema", "database", "catalog", "tools", "shop"})),
+}
+
+
+def plan(stage: str) -> Plan:
+    return PLANS.get(stage, Plan(frozenset(), {}, frozenset(TEACHES)))
+
+
+def reference_modules() -> list[str]:
+    return sorted(p.stem for p in REFERENCE.glob("*.py") if p.stem != "__init__")
+
+
+def build(stage: str, target: Path) -> Path:
+    """Write stage ``stage``'s runtime into ``target`` (which must not exist); return it."""
+    chosen = plan(stage)
+    target.mkdir(parents=True)
+    _copy_package(LAB_RUNTIME, target / "lab_runtime")
+    if chosen.absent == ALL:
+        return target
+    package = target / "reference"
+    package.mkdir()
+    shutil.copyfile(REFERENCE / "__init__.py", package / "__init__.py")
+    for name in reference_modules():
+        if name in chosen.shims:
+            shutil.copyfile(LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py", package / f"{name}.py")
+        elif name not in chosen.absent:
+            shutil.copyfile(REFERENCE / f"{name}.py", package / f"{name}.py")
+    return target
+
+
+def _copy_package(source: Path, target: Path) -> None:
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def cached(stage: str) -> Path:
+    """This process's copy of stage ``stage``'s runtime (built on first use, removed at exit)."""
+    if stage not in _BUILT:
+        root = Path(tempfile.mkdtemp(prefix=f"mcp-lab-runtime-{stage}-"))
+        atexit.register(shutil.rmtree, root, True)
+        _BUILT[stage] = build(stage, root / "runtime")
+    return _BUILT[stage]
