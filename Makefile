@@ -9,14 +9,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test lint format bench mutate clean
 
+# The venv, made again only when pyproject.toml changes: with uv (pinned, installed into
+# build/bootstrap/ on first use) when it can be had, with pip otherwise (MCP_LAB_INSTALLER=pip forces
+# it); one line of progress, the installers' output in build/logs/ (shown only if it fails).
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@$(PYTHON) setup/make_venv.py $(VENV) -e '.[test]'
+	@touch $(STAMP)
 
+# A few lines (the shop database, the workspace), then the URL of the first notebook to do.
 lab: $(STAMP)
-	$(BIN)/mcp-lab lab $(if $(LAB_ARGS),-- $(LAB_ARGS))
+	@$(BIN)/mcp-lab lab $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
 # Two workers (this is a 2-core machine); a test file stays on one worker (module fixtures), but
 # the course pipeline is split in two groups (tests/conftest.py).

@@ -1,0 +1,158 @@
+"""setup/make_venv.py, the set-up behind `make lab`, `make test` and bench/install_corpus.sh.
+
+Each path runs for real on a tiny throwaway project, so each test takes seconds: uv (the pinned
+one, installed into build/bootstrap/ on first use) on an editable project with one small dependency;
+pip when asked for, and pip when uv cannot be had (no registry: simulated with pip's own
+PIP_NO_INDEX), on a wheel made here; a failure prints the installers' log.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.timeout(300)
+SCRIPT = ROOT / "setup" / "make_venv.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import make_venv  # noqa: E402 - setup/ is a folder of scripts, not a package
+
+PYPROJECT = """[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "tinypkg"
+version = "0.1"
+dependencies = [{dependencies}]
+"""
+
+
+def tiny_project(tmp_path: Path, dependencies: str = "") -> Path:
+    project = tmp_path / "tiny"
+    (project / "tinypkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT.format(dependencies=dependencies))
+    (project / "tinypkg" / "__init__.py").write_text("VALUE = 42\n")
+    return project
+
+
+def tiny_wheel(tmp_path: Path) -> Path:
+    """The same module as a wheel, written by hand: pip installs it with no registry and no build."""
+    files = {
+        "tinypkg/__init__.py": "VALUE = 42\n",
+        "tinypkg-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 0.1\n",
+        "tinypkg-0.1.dist-info/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(text.encode())}")
+    files["tinypkg-0.1.dist-info/RECORD"] = "\n".join([*record, "tinypkg-0.1.dist-info/RECORD,,"]) + "\n"
+    wheel = tmp_path / "tinypkg-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def set_up(tmp_path: Path, *packages: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("MCP_LAB_")} | env
+    command = [sys.executable, str(SCRIPT), "--log", str(tmp_path / "setup.log"), str(tmp_path / "venv"), *packages]
+    return subprocess.run(command, capture_output=True, text=True, env=environment, timeout=240)
+
+
+def runs(venv: Path, code: str) -> str:
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def no_uv_to_be_had(tmp_path: Path) -> dict[str, str]:
+    """No uv on PATH, none bootstrapped, and pip finds no uv to install (nor anything else)."""
+    empty = tmp_path / "empty"
+    empty.mkdir(exist_ok=True)
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    return {
+        "PATH": path,
+        "MCP_LAB_BOOTSTRAP": str(tmp_path / "bootstrap"),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(empty),
+    }
+
+
+@pytest.fixture(scope="module")
+def uv() -> str:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--find-uv"], capture_output=True, text=True, timeout=240)
+    if done.returncode != 0:
+        pytest.skip(f"uv cannot be had here (no registry?): {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def test_the_uv_path_makes_a_working_venv_with_pip_in_it(tmp_path: Path, uv: str) -> None:
+    project = tiny_project(tmp_path, '"six"')
+    done = set_up(tmp_path, "-e", str(project), MCP_LAB_INSTALLER="uv")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("setting up ") and " with uv " in done.stdout  # the pinned one, or one on PATH
+    assert len(done.stdout.splitlines()) == 1, "one line of progress, nothing of uv's"
+    venv = tmp_path / "venv"
+    assert "uv = " in (venv / "pyvenv.cfg").read_text(), "uv made this venv"
+    assert runs(venv, "import six, tinypkg; print(tinypkg.VALUE)") == "42"
+    assert "pip" in runs(venv, "import subprocess, sys; subprocess.run([sys.executable, '-m', 'pip', '--version'])")
+    assert f"{uv} pip install" in (tmp_path / "setup.log").read_text()
+
+
+def test_the_pip_path_when_asked_for(tmp_path: Path) -> None:
+    wheel = str(tiny_wheel(tmp_path))
+    done = set_up(tmp_path, wheel, MCP_LAB_INSTALLER="pip")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("with pip"), done.stdout
+    venv = tmp_path / "venv"
+    assert "uv = " not in (venv / "pyvenv.cfg").read_text(), "python -m venv made this venv"
+    assert runs(venv, "import tinypkg; print(tinypkg.VALUE)") == "42"
+    log = (tmp_path / "setup.log").read_text()
+    assert "-m venv" in log and "-m pip install" in log and "uv venv" not in log and "uv pip" not in log
+
+    # Again (bench/install_corpus.sh runs it every time): the venv is updated, not made again.
+    (venv / "marker").write_text("still here")
+    done = set_up(tmp_path, wheel, MCP_LAB_INSTALLER="pip")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (venv / "marker").exists() and "-m venv" not in (tmp_path / "setup.log").read_text()
+
+    # A failure says so, and the installer's log is shown.
+    done = set_up(tmp_path, str(tmp_path / "no-such-project"), MCP_LAB_INSTALLER="pip")
+    assert done.returncode == 1 and "failed after" in done.stdout
+    assert "no-such-project" in done.stderr and "-m pip install" in done.stderr, done.stderr
+
+
+def test_auto_falls_back_to_pip_when_uv_cannot_be_had(tmp_path: Path) -> None:
+    done = set_up(tmp_path, str(tiny_wheel(tmp_path)), **no_uv_to_be_had(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"with pip (uv {make_venv.UV_VERSION} could not be installed, see " in done.stdout, done.stdout
+    venv = tmp_path / "venv"
+    assert "uv = " not in (venv / "pyvenv.cfg").read_text()
+    assert runs(venv, "import tinypkg; print(tinypkg.VALUE)") == "42"
+    log = (tmp_path / "setup.log").read_text()
+    fallback = f"{venv / 'bin' / 'python'} -m pip install"
+    assert log.index(f"uv=={make_venv.UV_VERSION}") < log.index("falling back to pip") < log.index(fallback)
+    assert not (tmp_path / "bootstrap" / f"uv-{make_venv.UV_VERSION}").exists(), "no half-installed uv is kept"
+
+
+def test_no_fallback_when_uv_is_asked_for(tmp_path: Path) -> None:
+    done = set_up(tmp_path, str(tiny_wheel(tmp_path)), MCP_LAB_INSTALLER="uv", **no_uv_to_be_had(tmp_path))
+    assert done.returncode == 1
+    assert "failed after" in done.stdout and f"uv {make_venv.UV_VERSION} could not be installed" in done.stdout
+    assert f"uv=={make_venv.UV_VERSION}" in done.stderr, "the log is shown"
+    assert "MCP_LAB_INSTALLER=pip" in done.stderr
+    assert not (tmp_path / "venv").exists()
+
+
+def test_an_unknown_installer_is_refused(tmp_path: Path) -> None:
+    done = set_up(tmp_path, MCP_LAB_INSTALLER="conda")
+    assert done.returncode == 1 and "use auto, uv or pip" in done.stdout
