@@ -6,6 +6,7 @@
 #
 # npm packages go to build/corpus/npm (npm install --prefix), PyPI ones to their own venv
 # build/corpus/venv (mcp-server-time brings its own copy of the SDK, apart from the project's).
+# Both venvs are made by setup/make_venv.py, as the project's is: uv when it can be had, else pip.
 # .ci/run calls this before the tests, so the corpus tests run in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,15 +21,8 @@ PYTHON=${PYTHON:-python3}
 mkdir -p "$CORPUS/npm" "$CORPUS/files"
 printf 'a file for server-filesystem to list\n' > "$CORPUS/files/hello.txt"
 npm install --prefix "$CORPUS/npm" --no-audit --no-fund --loglevel=error --save-exact "${NPM_PACKAGES[@]}"
-if [ ! -x "$CORPUS/venv/bin/python" ]; then
-    "$PYTHON" -m venv "$CORPUS/venv"
-fi
-"$CORPUS/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PYPI_PACKAGES[@]}"
+"$PYTHON" setup/make_venv.py "$CORPUS/venv" "${PYPI_PACKAGES[@]}"
 # The official Python SDK's 1.x client, beside the project's 2.x (tests/test_sdk1_interop.py).
-SDK1=build/sdk1
-if [ ! -x "$SDK1/bin/python" ]; then
-    "$PYTHON" -m venv "$SDK1"
-fi
-"$SDK1/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==1.30.0"
+"$PYTHON" setup/make_venv.py build/sdk1 "mcp==1.30.0"
 printf '%s\n' "${NPM_PACKAGES[@]}" "${PYPI_PACKAGES[@]}" > "$CORPUS/installed.txt"
 echo "corpus installed in $CORPUS: $(tr '\n' ' ' < "$CORPUS/installed.txt")"
