@@ -196,22 +196,16 @@ def course_cli(args: argparse.Namespace) -> int:
 
     workspace = Path(args.workspace).resolve() if getattr(args, "workspace", None) else build.WORKSPACE
     if args.command == "lab":
-        from reference import database
-
         from .course import launch
 
         extra = args.jupyter[1:] if args.jupyter[:1] == ["--"] else args.jupyter
         if extra and not args.jupyter[:1] == ["--"]:
             raise UsageError(f"mcp-lab lab: unexpected {extra[0]!r} (JupyterLab's own options go after --)")
-        print(f"shop database: {database.ensure_default()}")
-        for stage, what in build.sync_workspace(workspace):
-            note = "added" if what == "added" else "kept as you left it"
-            print(f"{stage:<22} {note}")
+        launch.prepare(workspace, each_stage=args.setup_only)  # a line each: the shop database, the workspace
         if args.setup_only:
             print(f"workspace ready: {workspace}")
             return 0
-        print(f"opening JupyterLab on {workspace} (Ctrl-C to stop)")
-        launch.open_lab(workspace, extra)
+        launch.open_lab(workspace, extra)  # runs JupyterLab until Ctrl-C, then exits
     if args.command == "progress":
         from .course.progress import progress
 

@@ -1,5 +1,9 @@
 """``mcp-lab lab``: the learner's JupyterLab, opened on the workspace with the course's settings.
 
+It opens on the first stage not passed yet (stage 00 to begin with; ``mcp-lab progress`` records
+the scores in ``.mcp-lab/progress.json``), keeps JupyterLab's log in ``.mcp-lab/jupyterlab.log``
+and prints a few lines, the last one the URL to open.
+
 The learner gets the nbgrader Validate button and nothing of the instructor's tools (formgrader,
 course list, assignment list, create assignment): those belong to an nbgrader course, and opening
 them in a workspace would make an empty gradebook there. The settings live in a config folder under
@@ -8,17 +12,27 @@ them in a workspace would make an empty gradebook there. The settings live in a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import sys
-from collections.abc import Sequence
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
+from . import build
 from .build import ROOT, WORKSPACE
 
 CONFIG_DIR = ROOT / "build" / "jupyter-config"
 INSTRUCTOR_PLUGINS = ("assignment-list", "course-list", "create-assignment", "formgrader")
 INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list", "assignment_list")
+PROGRESS = Path(".mcp-lab") / "progress.json"  # in the workspace: mcp-lab progress writes it
+LOG = Path(".mcp-lab") / "jupyterlab.log"  # in the workspace: JupyterLab's own output
 
 
 def write_config(config_dir: Path = CONFIG_DIR) -> Path:
@@ -47,16 +61,180 @@ def lab_environment(config_dir: Path = CONFIG_DIR) -> dict[str, str]:
     return env
 
 
-def lab_command(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> list[str]:
+def lab_command(workspace: Path = WORKSPACE, extra: Sequence[str] = (), notebook: str = "") -> list[str]:
+    """``python -m jupyterlab`` on ``workspace``; ``/`` (and the browser it opens) leads to ``notebook``."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}"]
+    if notebook:
+        command.append(f"--LabApp.default_url=/lab/tree/{urllib.parse.quote(notebook)}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI run as root; Jupyter refuses without it
     return [*command, *extra]
 
 
-def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> None:
-    """Replace this process with JupyterLab on ``workspace`` (its nbgrader_config.py applies)."""
+def passed_stages(workspace: Path = WORKSPACE) -> set[str]:
+    """The stages ``mcp-lab progress`` last saw with full points, from ``.mcp-lab/progress.json``:
+    ``{"stages": {"00-shop-and-pipe": {"earned": 10, "possible": 10}, ...}}``. A missing or broken
+    record is no stage passed."""
+    try:
+        record = json.loads((workspace / PROGRESS).read_text(encoding="utf-8"))
+        stages = record["stages"]
+        return {name for name, score in stages.items() if _full_points(score)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set()
+
+
+def _full_points(score: object) -> bool:
+    if not isinstance(score, dict):
+        return False
+    earned, possible = score.get("earned"), score.get("possible")
+    numbers = all(isinstance(n, int | float) and not isinstance(n, bool) for n in (earned, possible))
+    return numbers and 0 < possible <= earned
+
+
+def first_notebook(workspace: Path = WORKSPACE) -> str:
+    """The path (in the workspace) of the first stage's notebook not passed yet: stage 00's to begin
+    with; its folder when the notebook is gone; "" when every stage is passed (the file browser)."""
+    passed = passed_stages(workspace)
+    for stage in build.stages():
+        if stage.name not in passed:
+            notebook = f"{stage.name}/{stage.notebook}"
+            return notebook if (workspace / notebook).is_file() else stage.name
+    return ""
+
+
+def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
+    """Build the shop database and bring the workspace up to date, saying so in two lines (and a
+    line per stage with ``each_stage``)."""
+    from reference import database
+
+    built = not database.default_path().exists()
+    print(f"shop database: {shown(database.ensure_default())}{' (built)' if built else ''}", flush=True)
+    if each_stage:
+        for stage, what in build.sync_workspace(workspace):
+            print(f"{stage:<22} {'added' if what == 'added' else 'kept as you left it'}")
+        return
+    print(f"workspace: {shown(workspace)}...", end=" ", flush=True)
+    started = time.monotonic()
+    done = build.sync_workspace(workspace)
+    added = [stage for stage, what in done if what == "added"]
+    kept = len(done) - len(added)
+    if not added:
+        print(f"{kept} stages kept as you left them")
+    elif not kept:
+        print(f"{len(added)} stages added in {time.monotonic() - started:.1f} s")
+    else:
+        print(f"{kept} stages kept as you left them, {len(added)} added ({', '.join(added)})")
+
+
+def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn:
+    """Run JupyterLab on ``workspace`` until Ctrl-C, then exit.
+
+    JupyterLab's own log goes to ``.mcp-lab/jupyterlab.log`` in the workspace; once it answers
+    HTTP, one line says where to open it: the first notebook not passed yet. It runs in a process
+    group of its own, so that Ctrl-C (or SIGTERM, SIGHUP) reaches this process alone, which then
+    stops JupyterLab with SIGTERM: its orderly shutdown, kernels included, with no y/n prompt."""
     write_config()
-    os.chdir(workspace)
-    command = lab_command(workspace, extra)
-    os.execve(command[0], command, lab_environment())
+    notebook = first_notebook(workspace)
+    log_path = workspace / LOG
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"JupyterLab: starting (log: {shown(log_path)})...", end=" ", flush=True)
+    started = time.monotonic()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            lab_command(workspace, extra, notebook),
+            cwd=workspace,
+            env=lab_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+            preexec_fn=_ends_with_parent(),
+        )
+    try:
+        info = wait_until_serving(process)
+        if info is None:
+            print(f"failed (exit status {process.returncode}); the end of {shown(log_path)}:")
+            print(_tail(log_path), file=sys.stderr)
+            raise SystemExit(process.returncode or 1)
+        print(f"ready in {time.monotonic() - started:.1f} s")
+        print(f"JupyterLab is running: {lab_url(info, notebook)} (Ctrl-C to stop)", flush=True)
+        code = process.wait()  # until Ctrl-C, or File > Shut Down in JupyterLab
+    except KeyboardInterrupt:
+        for sig in (signal.SIGTERM, signal.SIGHUP):  # make passes its SIGTERM on: the same request again
+            signal.signal(sig, signal.SIG_IGN)
+        print("\nstopping JupyterLab...", end=" ", flush=True)
+        code = stop(process)
+    print("JupyterLab stopped.", flush=True)
+    raise SystemExit(0 if code in (0, -signal.SIGTERM) else code)
+
+
+def wait_until_serving(process: subprocess.Popen[bytes]) -> dict[str, Any] | None:
+    """JupyterLab's server info (url, token, ...) once it answers HTTP; None if it exits first."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    info_file = Path(jupyter_runtime_dir()) / f"jpserver-{process.pid}.json"
+    while process.poll() is None:
+        try:
+            info = json.loads(info_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            info = None
+        if info and answers(info["url"] + "api/status", info.get("token", "")):
+            return info
+        time.sleep(0.1)
+    return None
+
+
+def answers(url: str, token: str = "", timeout: float = 2) -> bool:
+    """Does ``url`` answer 200? (directly: a proxy set in the environment is not for loopback)"""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"} if token else {})
+    try:
+        with opener.open(request, timeout=timeout) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def lab_url(info: dict[str, Any], notebook: str) -> str:
+    path = f"lab/tree/{urllib.parse.quote(notebook)}" if notebook else "lab"
+    token = info.get("token")
+    return f"{info['url']}{path}" + (f"?token={token}" if token else "")
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    """SIGTERM (JupyterLab's orderly shutdown), then SIGKILL; Ctrl-C again skips the wait."""
+    for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            return process.wait(timeout=grace)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            continue
+    return process.wait()
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is inside it (``workspace``), else absolute."""
+    relative = os.path.relpath(path)
+    return path.as_posix() if relative.startswith("..") else relative
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM, SIGHUP: stop JupyterLab as Ctrl-C does
+
+
+def _ends_with_parent() -> Callable[[], None] | None:
+    """In the child, before JupyterLab starts: SIGTERM it when this process dies, even by SIGKILL
+    (Linux's PR_SET_PDEATHSIG), so that no JupyterLab is left holding the port."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
