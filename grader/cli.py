@@ -201,11 +201,11 @@ def course_cli(args: argparse.Namespace) -> int:
         extra = args.jupyter[1:] if args.jupyter[:1] == ["--"] else args.jupyter
         if extra and not args.jupyter[:1] == ["--"]:
             raise UsageError(f"mcp-lab lab: unexpected {extra[0]!r} (JupyterLab's own options go after --)")
-        launch.prepare(workspace, each_stage=args.setup_only)  # a line each: the shop database, the workspace
         if args.setup_only:
+            launch.prepare(workspace, each_stage=True)
             print(f"workspace ready: {workspace}")
             return 0
-        launch.open_lab(workspace, extra)  # runs JupyterLab until Ctrl-C, then exits
+        launch.open_lab(workspace, extra)  # prepares the workspace as JupyterLab starts; runs until Ctrl-C
     if args.command == "progress":
         from .course.progress import progress
 

@@ -73,10 +73,13 @@ def test_the_first_stage_not_passed(tmp_path: Path) -> None:
     assert launch.first_notebook(workspace) == notebook(STAGES[3]), "in course order, not the record's"
     record(workspace, scores(*STAGES))
     assert launch.first_notebook(workspace) == "", "all passed: the file browser"
-    # A notebook the learner deleted: its stage's folder.
+    # A notebook the learner deleted: its stage's folder. A folder not there yet: it comes with its notebook.
     record(workspace, scores(STAGES[0]))
     (workspace / notebook(STAGES[1])).unlink()
     assert launch.first_notebook(workspace) == STAGES[1].name
+    (workspace / STAGES[1].name).rmdir()
+    assert launch.first_notebook(workspace) == notebook(STAGES[1])
+    assert launch.first_notebook(tmp_path / "new") == notebook(STAGES[0])
 
 
 def test_the_url_and_the_command() -> None:
@@ -144,7 +147,7 @@ def test_make_lab_prints_a_few_lines_and_the_url_of_the_first_notebook_to_do(tmp
     try:
         assert lines[0].startswith("shop database: ")
         assert lines[1].startswith("workspace: ") and f"{len(STAGES)} stages added in " in lines[1]
-        assert lines[2].startswith("JupyterLab: starting (log: ") and " ready in " in lines[2]
+        assert lines[2].startswith("JupyterLab: starting... ready in ") and "log: " in lines[2]
         assert len(lines) == 4, lines
         url = lines[3].removeprefix("JupyterLab is running: ").removesuffix(" (Ctrl-C to stop)")
         assert lines[3].endswith(" (Ctrl-C to stop)")

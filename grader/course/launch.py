@@ -93,12 +93,14 @@ def _full_points(score: object) -> bool:
 
 def first_notebook(workspace: Path = WORKSPACE) -> str:
     """The path (in the workspace) of the first stage's notebook not passed yet: stage 00's to begin
-    with; its folder when the notebook is gone; "" when every stage is passed (the file browser)."""
+    with; its folder when the learner deleted the notebook (a missing folder is added by `prepare`);
+    "" when every stage is passed (the file browser)."""
     passed = passed_stages(workspace)
     for stage in build.stages():
         if stage.name not in passed:
             notebook = f"{stage.name}/{stage.notebook}"
-            return notebook if (workspace / notebook).is_file() else stage.name
+            gone = (workspace / stage.name).is_dir() and not (workspace / notebook).is_file()
+            return stage.name if gone else notebook
     return ""
 
 
@@ -113,7 +115,7 @@ def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
         for stage, what in build.sync_workspace(workspace):
             print(f"{stage:<22} {'added' if what == 'added' else 'kept as you left it'}")
         return
-    print(f"workspace: {shown(workspace)}...", end=" ", flush=True)
+    print(f"workspace: {shown(workspace)}/...", end=" ", flush=True)
     started = time.monotonic()
     done = build.sync_workspace(workspace)
     added = [stage for stage, what in done if what == "added"]
@@ -127,17 +129,20 @@ def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
 
 
 def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn:
-    """Run JupyterLab on ``workspace`` until Ctrl-C, then exit.
+    """Start JupyterLab on ``workspace``, bring the workspace up to date meanwhile (`prepare`), run
+    JupyterLab until Ctrl-C, then exit.
 
-    JupyterLab's own log goes to ``.mcp-lab/jupyterlab.log`` in the workspace; once it answers
-    HTTP, one line says where to open it: the first notebook not passed yet. It runs in a process
-    group of its own, so that Ctrl-C (or SIGTERM, SIGHUP) reaches this process alone, which then
-    stops JupyterLab with SIGTERM: its orderly shutdown, kernels included, with no y/n prompt."""
+    JupyterLab starts first (seconds of imports, on the other core) while nbgrader releases the
+    stages; the Validate button reads the workspace's nbgrader_config.py at each request, so it
+    may come after. JupyterLab's own log goes to ``.mcp-lab/jupyterlab.log`` in the workspace; once
+    it answers HTTP and the workspace is ready, one line says where to open it: the first notebook
+    not passed yet. It runs in a process group of its own, so that Ctrl-C (or SIGTERM, SIGHUP)
+    reaches this process alone, which then stops JupyterLab with SIGTERM: its orderly shutdown,
+    kernels included, with no y/n prompt."""
     write_config()
     notebook = first_notebook(workspace)
     log_path = workspace / LOG
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    print(f"JupyterLab: starting (log: {shown(log_path)})...", end=" ", flush=True)
     started = time.monotonic()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
@@ -153,12 +158,14 @@ def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn
             preexec_fn=_ends_with_parent(),
         )
     try:
+        prepare(workspace)
+        print("JupyterLab: starting...", end=" ", flush=True)
         info = wait_until_serving(process)
         if info is None:
             print(f"failed (exit status {process.returncode}); the end of {shown(log_path)}:")
             print(_tail(log_path), file=sys.stderr)
             raise SystemExit(process.returncode or 1)
-        print(f"ready in {time.monotonic() - started:.1f} s")
+        print(f"ready in {time.monotonic() - started:.1f} s (started with the workspace; log: {shown(log_path)})")
         print(f"JupyterLab is running: {lab_url(info, notebook)} (Ctrl-C to stop)", flush=True)
         code = process.wait()  # until Ctrl-C, or File > Shut Down in JupyterLab
     except KeyboardInterrupt:
@@ -166,6 +173,9 @@ def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn
             signal.signal(sig, signal.SIG_IGN)
         print("\nstopping JupyterLab...", end=" ", flush=True)
         code = stop(process)
+    except BaseException:  # the workspace could not be made, or the like: no JupyterLab left behind
+        stop(process)
+        raise
     print("JupyterLab stopped.", flush=True)
     raise SystemExit(0 if code in (0, -signal.SIGTERM) else code)
 
