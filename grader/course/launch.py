@@ -31,6 +31,11 @@ from .build import ROOT, WORKSPACE
 CONFIG_DIR = ROOT / "build" / "jupyter-config"
 INSTRUCTOR_PLUGINS = ("assignment-list", "course-list", "create-assignment", "formgrader")
 INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list", "assignment_list")
+# jsonschema imports rfc3987_syntax when it is installed (jupyter_events brings it), and that builds a
+# grammar at import: 1.5-2 s of CPU, in JupyterLab's start and in nbgrader's release. It serves only the
+# "iri" formats, which neither checks ("uri" has rfc3986_validator), so both run without it, as
+# mcp-lab check does. The learner's kernels are other processes: they keep it.
+SLOW_IMPORT = "rfc3987_syntax"
 PROGRESS = Path(".mcp-lab") / "progress.json"  # in the workspace: mcp-lab progress writes it
 LOG = Path(".mcp-lab") / "jupyterlab.log"  # in the workspace: JupyterLab's own output
 
@@ -63,7 +68,8 @@ def lab_environment(config_dir: Path = CONFIG_DIR) -> dict[str, str]:
 
 def lab_command(workspace: Path = WORKSPACE, extra: Sequence[str] = (), notebook: str = "") -> list[str]:
     """``python -m jupyterlab`` on ``workspace``; ``/`` (and the browser it opens) leads to ``notebook``."""
-    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}"]
+    start = f"import sys; sys.modules[{SLOW_IMPORT!r}] = None; from jupyterlab.labapp import main; sys.exit(main())"
+    command = [sys.executable, "-c", start, f"--ServerApp.root_dir={workspace}"]
     if notebook:
         command.append(f"--LabApp.default_url=/lab/tree/{urllib.parse.quote(notebook)}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -109,6 +115,7 @@ def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
     line per stage with ``each_stage``)."""
     from reference import database
 
+    sys.modules.setdefault(SLOW_IMPORT, None)  # type: ignore[arg-type]  # for nbgrader's release (see above)
     built = not database.default_path().exists()
     print(f"shop database: {shown(database.ensure_default())}{' (built)' if built else ''}", flush=True)
     if each_stage:
