@@ -79,6 +79,17 @@ def ignored_files() -> list[str]:
     return [".ipynb_checkpoints", "__pycache__", "*.pyc", "*.db", *modules]
 
 
+# nbgrader's autograde steps, with the learner's notebook never run: GradeOutside puts the verdicts
+# that grading decided outside the learner's kernel where Execute would have put the outputs.
+AUTOGRADE_PREPROCESSORS = [
+    "grader.grading.nbhook.GradeOutside",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 FEEDBACK_PREPROCESSORS = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
@@ -90,7 +101,10 @@ FEEDBACK_PREPROCESSORS = [
 _WHY = {
     "CourseDirectory": "Files nbgrader never copies: caches, databases, and the files the %%module cells write\n"
     "# (in a source folder they hold solutions; in a submission they are rewritten from the notebook).",
-    "Execute": "Every wait inside a test cell is bounded by the course (seconds); this is the outer net.",
+    "Execute": "The learner's Validate button runs the notebook; every wait inside a test cell is bounded by the\n"
+    "# course (seconds): this is the outer net.",
+    "Autograde": "Grading never runs the learner's notebook: each graded cell gets the verdict of the course's\n"
+    "# checks, run outside the learner's kernel against their %%module files (mcp-lab course grade).",
     "GenerateFeedback": "Feedback shows scores and the learner's own failures, never the source of hidden tests.",
 }
 
@@ -100,6 +114,7 @@ def settings() -> dict[str, dict[str, Any]]:
     return {
         "CourseDirectory": {"course_id": COURSE_ID, "ignore": ignored_files()},
         "Execute": {"timeout": CELL_TIMEOUT, "interrupt_on_timeout": True, "kernel_name": "python3"},
+        "Autograde": {"autograde_preprocessors": AUTOGRADE_PREPROCESSORS},
         "GenerateFeedback": {"preprocessors": FEEDBACK_PREPROCESSORS},
     }
 

@@ -309,5 +309,3 @@ def mismatch(sent: Any, reply: Any, expected: dict[str, Any]) -> str:
         if not same_json(reply["result"], expected["result"]):
             return "the result is not the one expected"
     return ""
-
-

@@ -143,6 +143,13 @@ def reference() -> list[str]:
     return [sys.executable, "-m", "reference.server"]
 
 
+def adversary(name: str) -> list[str]:
+    """The command that runs a server with a hard habit (stage 06): polite, reverse, chatty, mute,
+    vanish, noisy, deaf or stubborn."""
+    with work() as mine:
+        return mine.command(mine.peer("adversaries", name))
+
+
 def exhibit(name: str) -> list[str]:
     """The command that runs a gallery exhibit: a server with one deliberate defect."""
     from grader.gallery import command
@@ -240,6 +247,7 @@ def pretty(value: Any) -> str:
 
 
 __all__ = [
+    "adversary",
     "check",
     "demo_session",
     "exhibit",

@@ -212,6 +212,9 @@ class Harness:
     def stdlib(self, name: str) -> Any:
         return self.request(name, DEFAULT_LIMIT, op="stdlib", name=name)
 
+    def fixture(self, name: str) -> Any:
+        return self.request(f"the fixture {name}", DEFAULT_LIMIT, op="fixture", name=name)
+
 
 class Remote:
     """An object of the learner's process: attributes, calls, iteration and len go over the pipe."""
@@ -225,7 +228,7 @@ class Remote:
         object.__setattr__(self, "_callable", data.get("callable", False))
 
     @property
-    def __name__(self) -> str:  # noqa: PLW3201 - read by expect.call to name the function
+    def __name__(self) -> str:
         name = self._repr
         for prefix in ("<function ", "<bound method ", "<class '"):
             if name.startswith(prefix):

@@ -70,7 +70,9 @@ PLANS: dict[str, Plan] = {
     # Stage 00 uses no reference at all: its pipe talks to a standard-library peer.
     "00": Plan(ALL),
     "01": Plan(frozenset(), {"framing": "framing"}, frozenset()),
-    "02": Plan(frozenset({"envelope", "dispatch", "server", "client", "session"}), {}, frozenset({"errors", "framing"})),
+    "02": Plan(
+        frozenset({"envelope", "dispatch", "server", "client", "session"}), {}, frozenset({"errors", "framing"})
+    ),
     "03": Plan(frozenset({"lifecycle", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})),
     "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),

@@ -57,6 +57,9 @@ class Runner:
     def own(self, path: Path) -> None:
         """Let the learner's processes write in ``path`` (a folder the checks made for them)."""
 
+    def share_file(self, path: Path, inside: str) -> None:
+        """Let the learner's processes append to the file ``path`` (seen as ``inside`` in a sandbox)."""
+
     def wrap(self, argv: Sequence[str], env: dict[str, str]) -> list[str]:
         """``argv`` as a command that sets ``env`` itself (so the checker can start it as it is)."""
         setter = shutil.which("env") or "/usr/bin/env"
@@ -69,13 +72,18 @@ LOCAL = Runner()
 class Work:
     """One learner's files for one stage, and the processes that run them."""
 
-    def __init__(self, folder: Path, stage: str, runner: Runner = LOCAL, db: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path, stage: str, runner: Runner = LOCAL, db: Path | None = None, guard_log: Path | None = None
+    ) -> None:
         self.folder = Path(folder).resolve()
         self.stage = stage
         self.runner = runner
         self.runtime = runner.runtime(stage)
         self.db = (db if db is not None else database.ensure_default()).resolve()
+        self.guard_log = guard_log  # where the guard writes its refusals (grading asks for them)
         runner.prepare(self.folder, self.runtime, self.db)
+        if guard_log is not None:
+            runner.share_file(guard_log, "/grading/guard.log")
         self._harness: Harness | None = None
 
     def __enter__(self) -> Work:
@@ -90,11 +98,14 @@ class Work:
 
     # -- paths and commands ----------------------------------------------------------------------
     def env(self) -> dict[str, str]:
-        return {
+        env = {
             "PYTHONPATH": self.runner.inside(self.runtime),
             database.ENV_VAR: self.runner.inside(self.db),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
+        if self.guard_log is not None:
+            env["MCP_LAB_GUARD_LOG"] = self.runner.inside(self.guard_log)
+        return env
 
     def python(self) -> list[str]:
         """The interpreter for the learner's processes: the standard library and the runtime only."""
@@ -149,8 +160,11 @@ class Work:
     # -- the learner's functions -----------------------------------------------------------------
     def harness(self) -> Harness:
         if self._harness is None:
-            argv = self.command([*self.python(), self._lab("harness.py"), self.runner.inside(self.folder)])
-            self._harness = Harness(argv)
+            argv = [*self.python(), self._lab("harness.py"), self.runner.inside(self.folder)]
+            # PYTHONUNBUFFERED=1 as in many notebook and container environments: a client the
+            # learner writes must not pass it on to the servers it starts (it hides a missing flush).
+            env = {**self.env(), "PYTHONUNBUFFERED": "1"}
+            self._harness = Harness(self.runner.wrap(argv, env))
         return self._harness
 
     def module(self, name: str) -> Any:
@@ -175,6 +189,10 @@ class Work:
     def stdlib(self, name: str) -> Any:
         """A standard-library callable in the learner's process (``io.BytesIO``, ``sqlite3.connect``)."""
         return self.harness().stdlib(name)
+
+    def fixture(self, name: str) -> Any:
+        """An object of :mod:`lab_runtime.fixtures`, made in the learner's process."""
+        return self.harness().fixture(name)
 
     def refusals(self) -> list[str]:
         """What the guard refused the learner's code in the harness, so far."""

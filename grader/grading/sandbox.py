@@ -138,6 +138,11 @@ class Bubblewrap(Runner):
         self.bind(db, "/data/shop.db")
         self.own(folder)
 
+    def share_file(self, path: Path, inside: str) -> None:
+        path.touch()
+        path.chmod(0o622)  # the sandbox user appends; it cannot read what others wrote
+        self.bind(path, inside)
+
     def own(self, path: Path) -> None:
         if self.as_root:
             for item in [path, *path.rglob("*")]:
@@ -170,8 +175,9 @@ class Bubblewrap(Runner):
             words.append("--unshare-user")
         words += self._system()
         words += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/data"]
+        words += ["--perms", "0755", "--dir", "/grading"]
         for outside, inside in self.binds.items():
-            kind = "--bind" if inside == "/work" else "--ro-bind"
+            kind = "--bind" if inside in ("/work", "/grading/guard.log") else "--ro-bind"
             words += [kind, str(outside), inside]
         words += ["--chdir", "/work"]
         for name in UNSET:

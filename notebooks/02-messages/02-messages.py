@@ -221,16 +221,13 @@ print(handle_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', met
 print(handle_line(b"hello?", methods))
 
 # %% test id=test_replies points=2
-from grader.course import stage02
-
-stage02.check_replies(result_reply, error_reply)
-stage02.check_valid_id(valid_id)
+# Result_reply and error_reply for ids 0, "7" and 42; valid_id on ten values.
+lab.check("test_replies")
 
 # %% test id=test_branches points=4
-stage02.check_branches(handle_line, None)
-### BEGIN HIDDEN TESTS
-stage02.check_branches(handle_line, [lab.fresh_id() for _ in range(4)])
-### END HIDDEN TESTS
+# Every branch of handle_line, for ids 1, "7" and 0.
+# Hidden when graded: the same checks on other values.
+lab.check("test_branches")
 
 # %% [markdown] id=process
 # ## 4. Your `handle_line` in a real server
@@ -240,19 +237,18 @@ stage02.check_branches(handle_line, [lab.fresh_id() for _ in range(4)])
 # This is what `mcp-lab check` would probe on a finished server.
 
 # %% test id=test_id_echo points=3
-stage02.check_id_echo(lab.host("messages"), [0, 42, "abc", "7"])
-### BEGIN HIDDEN TESTS
-stage02.check_id_echo(lab.host("messages"), stage02.random_ids(8))
-### END HIDDEN TESTS
+# Your handle_line in the course's server: pings with ids 0, 42, "abc" and "7".
+# Hidden when graded: the same checks on other values.
+lab.check("test_id_echo")
 
 # %% test id=test_silence points=2
-stage02.check_silence(lab.host("messages"))
+# No reply to notifications/initialized, notifications/cancelled, an unknown notification.
+lab.check("test_silence")
 
 # %% test id=test_error_table points=3
-stage02.check_error_table(lab.host("messages"))
-### BEGIN HIDDEN TESTS
-stage02.check_error_table(lab.host("messages"), lab.fresh_id())
-### END HIDDEN TESTS
+# -32700, -32600 (twice), -32601 and -32602 with id 1, each followed by a ping.
+# Hidden when graded: the same checks on other values.
+lab.check("test_error_table")
 
 # %% [markdown] id=end
 # ## What you have now

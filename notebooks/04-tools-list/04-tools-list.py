@@ -293,39 +293,33 @@ def list_tools(params):
 
 
 # %% test id=test_names points=1
-from grader.course import stage04
-
-stage04.check_names(valid_tool_name, None)
-### BEGIN HIDDEN TESTS
-stage04.check_names(valid_tool_name, stage04.random_names(30))
-### END HIDDEN TESTS
+# Valid_tool_name on six good names and nine bad ones.
+# Hidden when graded: the same checks on other values.
+lab.check("test_names")
 
 # %% test id=test_count_orders points=2
-stage04.check_tool(count_orders_tool, "count_orders", hidden=False)
-### BEGIN HIDDEN TESTS
-stage04.check_tool(count_orders_tool, "count_orders", hidden=True)
-### END HIDDEN TESTS
+# Count_orders_tool(): name, description, both schemas (on fixed arguments), annotations.
+# Hidden when graded: the same checks on other values.
+lab.check("test_count_orders")
 
 # %% test id=test_list_orders points=3
-stage04.check_tool(list_orders_tool, "list_orders", hidden=False)
-### BEGIN HIDDEN TESTS
-stage04.check_tool(list_orders_tool, "list_orders", hidden=True)
-### END HIDDEN TESTS
+# List_orders_tool(): name, description, both schemas (on fixed arguments), annotations.
+# Hidden when graded: the same checks on other values.
+lab.check("test_list_orders")
 
 # %% test id=test_get_order points=2
-stage04.check_tool(get_order_tool, "get_order", hidden=False)
-### BEGIN HIDDEN TESTS
-stage04.check_tool(get_order_tool, "get_order", hidden=True)
-### END HIDDEN TESTS
+# Get_order_tool(): name, description, both schemas (on fixed arguments), annotations.
+# Hidden when graded: the same checks on other values.
+lab.check("test_get_order")
 
 # %% test id=test_search_products points=2
-stage04.check_tool(search_products_tool, "search_products", hidden=False)
-### BEGIN HIDDEN TESTS
-stage04.check_tool(search_products_tool, "search_products", hidden=True)
-### END HIDDEN TESTS
+# Search_products_tool(): name, description, both schemas (on fixed arguments), annotations.
+# Hidden when graded: the same checks on other values.
+lab.check("test_search_products")
 
 # %% test id=test_list_tools points=2
-stage04.check_list_tools(list_tools, all_tools)
+# List_tools({}) is {"tools": all_tools()}, with no nextCursor; cursors refused.
+lab.check("test_list_tools")
 
 # %% [markdown] id=process
 # ## 5. Your list, served and checked
@@ -335,7 +329,8 @@ stage04.check_list_tools(list_tools, all_tools)
 # shape, every schema a valid JSON Schema of an object) and `tool-names`.
 
 # %% test id=test_served points=2
-stage04.check_served(lab.host("tool_list"))
+# Your list in the course's server: tools/list, then mcp-lab check's tools checks.
+lab.check("test_served")
 
 # %% [markdown] id=end
 # ## What you have now

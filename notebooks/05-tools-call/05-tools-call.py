@@ -111,10 +111,11 @@ import json
 import sys
 import traceback
 
+from reference import catalog
 from reference.database import ensure_default, open_readonly
 from reference.errors import INVALID_PARAMS, RpcError
 from reference.schema import problems
-from reference.server import make_server
+from reference.server import Server
 
 STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
 
@@ -245,10 +246,12 @@ def call_tool(conn, schemas, params, version):
 
 
 def main():
-    server = make_server()  # the course's server: framing, messages, lifecycle, tools/list
+    server = Server(None)  # the course's server (framing, messages, lifecycle) with no tools of its own
     conn = open_readonly(ensure_default())
-    schemas = {tool["name"]: tool["inputSchema"] for tool in server.toolbox.list({})["tools"]}
-    server.dispatcher.methods["tools/call"] = lambda params: call_tool(conn, schemas, params, server.session.version)
+    schemas = {tool["name"]: tool["inputSchema"] for tool in catalog.TOOLS}  # stage 04's declarations
+    methods = server.dispatcher.methods
+    methods["tools/list"] = lambda params: catalog.listing(params, server.session.structured_output)
+    methods["tools/call"] = lambda params: call_tool(conn, schemas, params, server.session.version)
     return server.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
@@ -261,33 +264,29 @@ print(count_orders(conn, {"status": "paid"}))
 print(get_order(conn, {"order_id": 7})["total_cents"])
 
 # %% test id=test_count_orders points=2
-from grader.course import stage05
-
-stage05.check_tool(count_orders, ToolError, "count_orders", hidden=False)
-### BEGIN HIDDEN TESTS
-stage05.check_tool(count_orders, ToolError, "count_orders", hidden=True)
-### END HIDDEN TESTS
+# Count_orders(conn, args) against the shop: all, paid, an unknown status, a status that is SQL.
+# Hidden when graded: the same checks on other values.
+lab.check("test_count_orders")
 
 # %% test id=test_list_orders points=3
-stage05.check_tool(list_orders, ToolError, "list_orders", hidden=False)
-### BEGIN HIDDEN TESTS
-stage05.check_tool(list_orders, ToolError, "list_orders", hidden=True)
-### END HIDDEN TESTS
+# List_orders(conn, args) against the shop: filters, a page, a customer with no orders, an unknown
+# status.
+# Hidden when graded: the same checks on other values.
+lab.check("test_list_orders")
 
 # %% test id=test_get_order points=2
-stage05.check_tool(get_order, ToolError, "get_order", hidden=False)
-### BEGIN HIDDEN TESTS
-stage05.check_tool(get_order, ToolError, "get_order", hidden=True)
-### END HIDDEN TESTS
+# Get_order(conn, args) against the shop: the first and the last order, one that does not exist.
+# Hidden when graded: the same checks on other values.
+lab.check("test_get_order")
 
 # %% test id=test_search_products points=2
-stage05.check_tool(search_products, ToolError, "search_products", hidden=False)
-### BEGIN HIDDEN TESTS
-stage05.check_tool(search_products, ToolError, "search_products", hidden=True)
-### END HIDDEN TESTS
+# Search_products(conn, args) against the shop: mug, "100%", a non-ASCII query, no match.
+# Hidden when graded: the same checks on other values.
+lab.check("test_search_products")
 
 # %% test id=test_call_tool points=4
-stage05.check_call_tool(call_tool)
+# Call_tool: protocol errors, tool execution errors, structuredContent by revision.
+lab.check("test_call_tool")
 
 # %% [markdown] id=whole
 # ## 4. The whole server
@@ -301,13 +300,16 @@ stage05.check_call_tool(call_tool)
 # ```
 
 # %% test id=test_read_only points=2
-stage05.check_read_only(lab.program("shop_server"))
+# Your server: calls with SQL in their arguments leave the database byte-identical.
+lab.check("test_read_only")
 
 # %% test id=test_sdk_client points=2
-stage05.check_sdk_client(lab.program("shop_server"))
+# The official MCP SDK's client lists your tools and calls count_orders.
+lab.check("test_sdk_client")
 
 # %% test id=test_mcp_lab_check points=3
-stage05.check_everything(lab.program("shop_server"))
+# Mcp-lab check on your server: no check fails.
+lab.check("test_mcp_lab_check")
 
 # %% [markdown] id=inspector
 # ## 5. In the MCP Inspector

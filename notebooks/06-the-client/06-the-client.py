@@ -13,7 +13,6 @@ Stage 06 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 
 # %% setup id=setup
 from grader.course import lab
-from grader.course.adversaries import command
 
 lab.setup("06")
 
@@ -95,7 +94,7 @@ lab.setup("06")
 # would have taken them.
 
 # %% id=inspect-reverse-run
-lab.inspect(command("reverse"), [lab.initialize(id=1), lab.request("ping", id=2), lab.request("ping", id=3)])
+lab.inspect(lab.adversary("reverse"), [lab.initialize(id=1), lab.request("ping", id=2), lab.request("ping", id=3)])
 
 # %% [markdown] id=server-speaks
 # ## 4. When the server speaks first
@@ -123,7 +122,7 @@ lab.inspect(command("reverse"), [lab.initialize(id=1), lab.request("ping", id=2)
 
 # %% id=watch-chatty
 lab.watch(
-    command("chatty"),
+    lab.adversary("chatty"),
     [
         lab.initialize(id=1),
         lab.notification("notifications/initialized"),
@@ -339,37 +338,35 @@ with lab.time_limit(15):  # your client against the course's server; a hang ends
     print("exit status:", client.close())
 
 # %% test id=test_launch points=2
-from grader.course import stage06
-
-stage06.check_launch(launch)
+# Launch: a list of arguments (no shell), three pipes, no PYTHONUNBUFFERED for the child.
+lab.check("test_launch")
 
 # %% test id=test_handshake points=3
-stage06.check_handshake(Client)
-stage06.check_notify(Client)
-### BEGIN HIDDEN TESTS
-stage06.check_handshake(Client, "2025-06-18")
-### END HIDDEN TESTS
+# Initialize (2025-11-25), initialized, tools/list, tools/call; notify() never waits.
+# Hidden when graded: the same checks on other values.
+lab.check("test_handshake")
 
 # %% test id=test_ids points=3
-stage06.check_ids(Client, hidden=False)
-### BEGIN HIDDEN TESTS
-stage06.check_ids(Client, hidden=True)
-### END HIDDEN TESTS
+# Replies out of order and forged string ids: ping, tools/list, ping, waited for in order.
+# Hidden when graded: the same checks on other values.
+lab.check("test_ids")
 
 # %% test id=test_server_messages points=3
-stage06.check_server_messages(Client)
+# A server that sends a log, a ping and a sampling request before its reply.
+lab.check("test_server_messages")
 
 # %% test id=test_timeouts points=2
-stage06.check_timeouts(Client, hidden=False)
-### BEGIN HIDDEN TESTS
-stage06.check_timeouts(Client, hidden=True)
-### END HIDDEN TESTS
+# A server that never answers (timeout 1 s) and one that exits: ClientError, soon.
+# Hidden when graded: the same checks on other values.
+lab.check("test_timeouts")
 
 # %% test id=test_stderr points=2
-stage06.check_stderr(Client)
+# A server that writes 1 MiB to stderr before it answers.
+lab.check("test_stderr")
 
 # %% test id=test_close points=3
-stage06.check_close(Client)
+# Close(): stdin first (status 0), then SIGTERM, then SIGKILL for servers that stay.
+lab.check("test_close")
 
 # %% [markdown] id=end
 # ## What you have now

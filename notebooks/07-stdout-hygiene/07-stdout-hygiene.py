@@ -78,7 +78,7 @@ import os
 import subprocess
 import sys
 
-from grader.course.polluters import warm_cache
+from lab_runtime.polluters import warm_cache
 from reference.server import make_server
 
 
@@ -131,18 +131,20 @@ if __name__ == "__main__":
     sys.exit(main())
 
 # %% test id=test_protocol_stdout points=3
-from grader.course import stage07
-
-stage07.check_protocol_stdout()
+# Protocol_stdout(): a print, os.system and a Python child all land on stderr.
+lab.check("test_protocol_stdout")
 
 # %% test id=test_setup_logging points=1
-stage07.check_setup_logging()
+# Setup_logging(): an INFO line reaches stderr, nothing reaches stdout.
+lab.check("test_setup_logging")
 
 # %% test id=test_run_quietly points=2
-stage07.check_run_quietly()
+# Run_quietly(argv): the child's output captured, our stdin left alone.
+lab.check("test_run_quietly")
 
 # %% test id=test_quiet_server points=2
-stage07.check_quiet_server()
+# Your whole server under mcp-lab check's stdout and shop checks.
+lab.check("test_quiet_server")
 
 # %% [markdown] id=hygiene
 # ## 3. A hygiene check of your own
@@ -227,15 +229,13 @@ print(hygiene(b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))
 print(hygiene(b'Server ready\n{"jsonrpc":"2.0","id":1,"result":{}}\r\n'))
 
 # %% test id=test_hygiene_gallery points=3
-from grader.course import stage07
-
-stage07.check_hygiene_gallery(hygiene)
+# Hygiene() on the transcripts of the reference and 11 gallery servers.
+lab.check("test_hygiene_gallery")
 
 # %% test id=test_hygiene_random points=2
-stage07.check_hygiene_random(hygiene, rounds=10)
-### BEGIN HIDDEN TESTS
-stage07.check_hygiene_random(hygiene, rounds=60)
-### END HIDDEN TESTS
+# Hygiene() on 10 transcripts with one defect each, put in at random.
+# Hidden when graded: the same checks on other values.
+lab.check("test_hygiene_random")
 
 # %% [markdown] id=end
 # ## What you have now

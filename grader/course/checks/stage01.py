@@ -1,19 +1,55 @@
-"""The checks of stage 01 (framing), called from its graded cells.
+"""The checks of stage 01 (framing).
 
-Pure functions are checked in the kernel (fast, with exact inputs); the learner's framing inside
-the reference server is checked as a real process through :class:`grader.course.lab.Server`.
+The learner's ``framing.py`` is checked twice: its four functions one by one (called in the
+learner's own process through the harness, with exact inputs), and inside the course's server as
+a real process (:meth:`~grader.course.work.Work.host`), where the runtime's ``reference.framing``
+*is* the learner's module.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import random
 from collections.abc import Callable
 from typing import Any
 
-from .expect import Failure, call, outcome, same_json, show
-from .lab import Server, request
+from ..drive import Server, request
+from ..expect import Failure, call, outcome, same_json, show
+from ..work import Work
+from . import public
+
+
+@public("01", "test_encode", 'encode: four messages (newlines in text, non-ASCII, 0 and ""); NaN refused')
+def encode_cell(work: Work) -> None:
+    check_encode(work.module("framing").encode, MESSAGES)
+
+
+@public("01", "test_decode", "decode: the same four messages back; eight lines that are not strict JSON refused")
+def decode_cell(work: Work) -> None:
+    check_decode(work.module("framing").decode, MESSAGES)
+
+
+@public(
+    "01", "test_read_frame", "read_frame: \\n and \\r\\n endings, an empty line, a last line with no newline, the end"
+)
+def read_frame_cell(work: Work) -> None:
+    check_read_frame(work, None)
+
+
+@public("01", "test_flush", 'your framing in the course\'s server: three pings (ids 1, "abc", 42) answered at once')
+def flush_cell(work: Work) -> None:
+    check_replies(work.host("framing"), [1, "abc", 42])
+
+
+@public("01", "test_unicode_process", "non-ASCII both ways through the server, also under PYTHONIOENCODING=cp1252")
+def unicode_cell(work: Work) -> None:
+    check_unicode(work.host("framing"))
+
+
+@public("01", "test_bad_lines", "four lines that are not JSON: -32700 each, and the server answers the next ping")
+def bad_lines_cell(work: Work) -> None:
+    check_bad_lines(work.host("framing"))
+
 
 # Messages with everything framing must survive: newlines in text, non-ASCII, nesting, 0 and "".
 MESSAGES: list[Any] = [
@@ -35,9 +71,7 @@ NOT_JSON: list[bytes] = [
 _ALPHABET = "abcxyz \n\t\"\\/é☕東🚀\u2028\x00'{}[]:,"
 
 
-def random_messages(n: int) -> list[Any]:
-    rng = random.Random()
-
+def random_messages(rng: random.Random, n: int) -> list[Any]:
     def text() -> str:
         return "".join(rng.choice(_ALPHABET) for _ in range(rng.randrange(0, 12)))
 
@@ -60,8 +94,8 @@ def random_messages(n: int) -> list[Any]:
     return [{"jsonrpc": "2.0", "id": rng.randrange(10**6), "result": {"v": value(0)}} for _ in range(n)]
 
 
-def check_encode(encode: Callable[[Any], Any], messages: list[Any] | None) -> None:
-    for message in MESSAGES if messages is None else messages:
+def check_encode(encode: Callable[[Any], Any], messages: list[Any]) -> None:
+    for message in messages:
         data = call(encode, "framing-encode", message)
         newlines = data.count(b"\n") if isinstance(data, bytes) else 0
         if not isinstance(data, bytes):
@@ -99,8 +133,8 @@ def check_encode(encode: Callable[[Any], Any], messages: list[Any] | None) -> No
         )
 
 
-def check_decode(decode: Callable[[bytes], Any], messages: list[Any] | None) -> None:
-    for message in MESSAGES if messages is None else messages:
+def check_decode(decode: Callable[[bytes], Any], messages: list[Any]) -> None:
+    for message in messages:
         line = json.dumps(message, ensure_ascii=False).encode("utf-8")
         got = call(decode, "framing-decode", line)
         if not same_json(got, message):
@@ -119,16 +153,17 @@ def check_decode(decode: Callable[[bytes], Any], messages: list[Any] | None) -> 
         raise Failure("framing-decode", f"decode({line!r}) returned {show(got)}; it must raise ValueError")
 
 
-def random_lines(n: int) -> list[bytes]:
-    return [json.dumps(m, ensure_ascii=False).encode("utf-8") for m in random_messages(n)]
+def random_lines(rng: random.Random, n: int) -> list[bytes]:
+    return [json.dumps(m, ensure_ascii=False).encode("utf-8") for m in random_messages(rng, n)]
 
 
-def check_read_frame(read_frame: Callable[[Any], Any], lines: list[bytes] | None) -> None:
+def check_read_frame(work: Work, lines: list[bytes] | None) -> None:
+    read_frame = work.module("framing").read_frame
     if lines is None:
         lines = [b'{"jsonrpc":"2.0","id":1,"method":"ping"}', b"", b'{"jsonrpc":"2.0","id":2,"method":"ping"}']
     endings = [b"\n", b"\r\n"]
     stream_bytes = b"".join(line + endings[i % 2] for i, line in enumerate(lines)) + b"last line, no newline"
-    stream = io.BytesIO(stream_bytes)
+    stream = work.stdlib("io.BytesIO")(stream_bytes)  # in the learner's process, where read_frame runs
     expected = [*lines, b"last line, no newline", None, None]
     got = []
     for _ in expected:
@@ -144,8 +179,7 @@ def check_read_frame(read_frame: Callable[[Any], Any], lines: list[bytes] | None
 
 
 # -- as a process -------------------------------------------------------------------------------
-def check_replies(argv: list[str], ids: list[Any] | None) -> None:
-    ids = [1, "abc", 42] if ids is None else ids
+def check_replies(argv: list[str], ids: list[Any]) -> None:
     with Server(argv) as server:
         for id in ids:
             server.expect(request("ping", id), {"jsonrpc": "2.0", "id": id, "result": {}}, "stdout-flush")

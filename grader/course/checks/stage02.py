@@ -1,8 +1,9 @@
-"""The checks of stage 02 (messages and ids), called from its graded cells.
+"""The checks of stage 02 (messages and ids).
 
-``handle_line`` is checked twice: in the kernel against a table of lines with handlers made for the
-test (every branch, exactly), and inside the reference server as a real process (what
-``mcp-lab check`` would see).
+``handle_line`` is checked twice: called with a table of lines and handlers made for the test
+(every branch, exactly; the handlers live in the learner's process, :mod:`lab_runtime.fixtures`),
+and inside the course's server as a real process (what ``mcp-lab check`` would see), whose loop
+hands every line to the learner's ``handle_line``.
 """
 
 from __future__ import annotations
@@ -12,16 +13,42 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from reference.errors import INVALID_PARAMS, RpcError
-
-from .expect import Failure, call, describe_id, same_json, show
-from .lab import Server, mismatch, notification, request
+from ..drive import Server, mismatch, notification, request
+from ..expect import Failure, call, describe_id, same_json, show
+from ..work import Work
+from . import public
 
 Reply = dict[str, Any] | None
 
 
-def random_ids(n: int) -> list[Any]:
-    rng = random.Random()
+@public("02", "test_replies", 'result_reply and error_reply for ids 0, "7" and 42; valid_id on ten values')
+def replies_cell(work: Work) -> None:
+    messages = work.module("messages")
+    check_replies(messages.result_reply, messages.error_reply)
+    check_valid_id(messages.valid_id)
+
+
+@public("02", "test_branches", 'every branch of handle_line, for ids 1, "7" and 0')
+def branches_cell(work: Work) -> None:
+    check_branches(work, [1, "7", 0])
+
+
+@public("02", "test_id_echo", 'your handle_line in the course\'s server: pings with ids 0, 42, "abc" and "7"')
+def id_echo_cell(work: Work) -> None:
+    check_id_echo(work.host("messages"), [0, 42, "abc", "7"])
+
+
+@public("02", "test_silence", "no reply to notifications/initialized, notifications/cancelled, an unknown notification")
+def silence_cell(work: Work) -> None:
+    check_silence(work.host("messages"))
+
+
+@public("02", "test_error_table", "-32700, -32600 (twice), -32601 and -32602 with id 1, each followed by a ping")
+def error_table_cell(work: Work) -> None:
+    check_error_table(work.host("messages"))
+
+
+def random_ids(rng: random.Random, n: int) -> list[Any]:
     pool: list[Any] = [
         rng.randrange(1, 10**9),
         -rng.randrange(1, 10**6),
@@ -61,26 +88,6 @@ def check_valid_id(valid_id: Callable[[Any], Any]) -> None:
                 f"valid_id({json.dumps(value)}) returned {got!r}; {describe_id(value)} is "
                 + ("a valid id" if want else "not a valid id: ids are strings or integers, and a bool is neither"),
             )
-
-
-def _methods(seen: list[Any]) -> dict[str, Callable[[Any], Any]]:
-    def refuse(params: Any) -> Any:
-        raise RpcError(INVALID_PARAMS, "unknown tool 'refund_order'")
-
-    def crash(params: Any) -> Any:
-        return 1 // 0
-
-    def boom(params: Any) -> Any:
-        raise RuntimeError("a notification handler failed")
-
-    return {
-        "ping": lambda params: {},
-        "echo": lambda params: {"got": params},
-        "refuse": refuse,
-        "crash": crash,
-        "notifications/seen": seen.append,
-        "notifications/boom": boom,
-    }
 
 
 def _line(message: Any) -> bytes:
@@ -151,12 +158,13 @@ _FIXED: list[tuple[str, bytes, Reply, str]] = [
 ]
 
 
-def check_branches(handle_line: Callable[[bytes, Any], Any], ids: list[Any] | None) -> None:
-    ids = [1, "7", 0] if ids is None else ids
+def check_branches(work: Work, ids: list[Any]) -> None:
+    handle_line = work.module("messages").handle_line
     cases = [case for id in ids for case in _cases(id)] + _FIXED
     for what, line, expected, check in cases:
-        seen: list[Any] = []
-        reply = call(handle_line, check, line, _methods(seen))
+        handlers = work.fixture("handlers")  # in the learner's process: it records what it is given
+        reply = call(handle_line, check, line, handlers.methods)
+        seen = handlers.seen
         if expected is None:
             if reply is not None:
                 raise Failure(

@@ -1,7 +1,8 @@
-"""The checks of stage 03 (the lifecycle), called from its graded cells.
+"""The checks of stage 03 (the lifecycle).
 
-The learner's ``server.py`` is a whole program: the pure pieces are checked in the kernel, the
-program as a child process, and at the end the official MCP SDK's client connects to it.
+The learner's ``server.py`` is a whole program: its pure pieces are called in the learner's own
+process (the harness), the program runs as a child process, and at the end the official MCP
+SDK's client connects to it.
 """
 
 from __future__ import annotations
@@ -10,15 +11,49 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from reference.errors import RpcError
 from reference.lifecycle import LATEST, SUPPORTED
 
-from .expect import Failure, call, outcome, show
-from .lab import Server, initialize, notification, request, sdk_session
+from ..drive import Server, initialize, notification, request, sdk_session
+from ..expect import Failure, call, outcome, show
+from ..remote import is_a
+from ..work import Work
+from . import public
+
+VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"]
 
 
-def random_versions(n: int) -> list[str]:
-    rng = random.Random()
+@public("03", "test_negotiate", "negotiate for the four supported revisions and one unknown (1999-01-01)")
+def negotiate_cell(work: Work) -> None:
+    check_negotiate(work.module("server").negotiate, VERSIONS)
+
+
+@public("03", "test_initialize", "initialize(session, params) for 2025-06-18; a second initialize; a numeric version")
+def initialize_cell(work: Work) -> None:
+    server = work.module("server")
+    check_initialize(server.initialize, server.Session, "2025-06-18")
+
+
+@public("03", "test_handshake", "your server: ping, initialize (2025-11-25), initialized, ping, a second initialize")
+def handshake_cell(work: Work) -> None:
+    check_handshake(work.program("server"), "2025-11-25")
+
+
+@public("03", "test_batches", "a batch of two pings under 2025-03-26; a batch refused under 2025-11-25")
+def batches_cell(work: Work) -> None:
+    check_batches(work.program("server"))
+
+
+@public("03", "test_exit", "stdin closed: your server exits by itself, status 0, with nothing more on stdout")
+def exit_cell(work: Work) -> None:
+    check_exit(work.program("server"))
+
+
+@public("03", "test_sdk_client", "the official MCP SDK's client: initialize and ping")
+def sdk_client_cell(work: Work) -> None:
+    check_sdk_client(work.program("server"))
+
+
+def random_versions(rng: random.Random, n: int) -> list[str]:
     unknown = [
         f"{rng.randrange(2000, 2024)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}",
         "2026-07-28",
@@ -60,17 +95,17 @@ def check_initialize(initialize_: Callable[[Any, Any], Any], session_class: type
             "a second initialize on the same session was accepted: the negotiated revision MUST hold",
             hint="remember in the session that initialize was answered, and raise RpcError(INVALID_REQUEST, ...)",
         )
-    if not isinstance(error, RpcError) or error.code != -32600:
+    if not is_a(error, "RpcError") or getattr(error, "code", None) != -32600:
         raise Failure("initialize-result", f"a second initialize raised {_described(error)}; expected RpcError -32600")
     _, error = outcome(initialize_, "initialize-result", session_class(), _params(20251125))
     if error is None:
         raise Failure("initialize-result", "a numeric protocolVersion (20251125) was accepted; expected -32602")
-    if not isinstance(error, RpcError) or error.code != -32602:
+    if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
         raise Failure("initialize-result", f"a numeric protocolVersion raised {_described(error)}; expected -32602")
 
 
 def _described(error: BaseException) -> str:
-    return f"RpcError {error.code}" if isinstance(error, RpcError) else type(error).__name__
+    return f"RpcError {getattr(error, 'code', '?')}" if is_a(error, "RpcError") else type(error).__name__
 
 
 def _check_result(result: Any, version: str, sent: str) -> None:

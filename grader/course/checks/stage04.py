@@ -1,4 +1,4 @@
-"""The checks of stage 04 (tools/list), called from its graded cells.
+"""The checks of stage 04 (tools/list).
 
 A tool description is checked the way a host and a model meet it: the input schema must be a
 valid JSON Schema (2020-12) of an object that accepts the arguments the shop takes and refuses
@@ -13,20 +13,50 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from reference.catalog import STATUSES
 from reference.database import open_readonly
-from reference.errors import RpcError
 from reference.lifecycle import LATEST
-from reference.shop import STATUSES, shop_tools
+from reference.shop import shop_tools
 
-from .expect import Failure, call, outcome, show
-from .lab import Server, expect_checks, initialize, notification, request, shop_db
+from ..drive import Server, expect_checks, initialize, notification, request
+from ..expect import Failure, call, outcome, show
+from ..remote import is_a
+from ..work import Work
+from . import public
 
 NAMES_OK = ["count_orders", "list-orders", "a", "A9_z-", "x" * 64, "getOrder2"]
 NAMES_BAD = ["", "x" * 65, "files.read", "count orders", "count,orders", "naïve", "tool/1", "emoji🙂", "tab\t"]
 
 
-def random_names(n: int) -> list[tuple[str, bool]]:
-    rng = random.Random()
+@public("04", "test_names", "valid_tool_name on six good names and nine bad ones")
+def names_cell(work: Work) -> None:
+    check_names(
+        work.module("tool_list").valid_tool_name, [(n, True) for n in NAMES_OK] + [(n, False) for n in NAMES_BAD]
+    )
+
+
+def _tool_cell(name: str) -> None:
+    @public("04", f"test_{name}", f"{name}_tool(): name, description, both schemas (on fixed arguments), annotations")
+    def run(work: Work) -> None:
+        check_tool(getattr(work.module("tool_list"), f"{name}_tool"), name, ARGUMENTS[name], random.Random(4))
+
+
+for _name in ("count_orders", "list_orders", "get_order", "search_products"):
+    _tool_cell(_name)
+
+
+@public("04", "test_list_tools", 'list_tools({}) is {"tools": all_tools()}, with no nextCursor; cursors refused')
+def list_tools_cell(work: Work) -> None:
+    tool_list = work.module("tool_list")
+    check_list_tools(tool_list.list_tools, tool_list.all_tools)
+
+
+@public("04", "test_served", "your list in the course's server: tools/list, then mcp-lab check's tools checks")
+def served_cell(work: Work) -> None:
+    check_served(work.host("tool_list"))
+
+
+def random_names(rng: random.Random, n: int) -> list[tuple[str, bool]]:
     good = string.ascii_letters + string.digits + "_-"
     cases = []
     for _ in range(n):
@@ -39,9 +69,7 @@ def random_names(n: int) -> list[tuple[str, bool]]:
     return cases
 
 
-def check_names(valid_tool_name: Callable[[str], Any], cases: list[tuple[str, bool]] | None) -> None:
-    if cases is None:
-        cases = [(n, True) for n in NAMES_OK] + [(n, False) for n in NAMES_BAD]
+def check_names(valid_tool_name: Callable[[str], Any], cases: list[tuple[str, bool]]) -> None:
     for name, want in cases:
         got = call(valid_tool_name, "tool-names", name)
         if bool(got) is not want:
@@ -66,9 +94,8 @@ ARGUMENTS: dict[str, tuple[list[dict[str, Any]], list[Any]]] = {
 }
 
 
-def hidden_arguments(tool: str) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Random argument sets with a known verdict, different on every run."""
-    rng = random.Random()
+def hidden_arguments(rng: random.Random, tool: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Random argument sets with a known verdict."""
     good: list[dict[str, Any]] = []
     bad: list[Any] = [{"unexpected": True}, None, 3]
     if tool == "count_orders":
@@ -89,10 +116,11 @@ def hidden_arguments(tool: str) -> tuple[list[dict[str, Any]], list[Any]]:
     return good, bad
 
 
-def real_results(tool: str) -> list[dict[str, Any]]:
-    """What the shop's tool really returns, for arguments chosen at random."""
-    rng = random.Random()
-    tools = {t.name: t for t in shop_tools(open_readonly(shop_db()))}
+def real_results(rng: random.Random, tool: str) -> list[dict[str, Any]]:
+    """What the shop's tool really returns (the reference, in this process), for arguments chosen at random."""
+    from reference.database import ensure_default
+
+    tools = {t.name: t for t in shop_tools(open_readonly(ensure_default()))}
     if tool == "count_orders":
         args = [{}, {"status": rng.choice(STATUSES)}]
     elif tool == "list_orders":
@@ -139,7 +167,9 @@ def _first_refused(validator: Any, instances: Any) -> tuple[Any, str] | None:
     return None
 
 
-def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
+def check_tool(
+    describe: Callable[[], Any], name: str, arguments: tuple[list[dict[str, Any]], list[Any]], rng: random.Random
+) -> None:
     tool = call(describe, "tools-list")
     if not isinstance(tool, dict):
         raise Failure("tools-list", f"{describe.__name__}() returned {type(tool).__name__}, not a dict")
@@ -161,7 +191,7 @@ def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
     for prop, spec in schema.get("properties", {}).items():
         if not isinstance(spec, dict) or not isinstance(spec.get("description"), str):
             raise Failure("tools-list", f"{name}: the argument {prop!r} needs a description for the model")
-    good, bad = hidden_arguments(name) if hidden else ARGUMENTS[name]
+    good, bad = arguments
     if refused := _first_refused(inputs, good):
         arguments, why = refused
         raise Failure(
@@ -173,7 +203,7 @@ def check_tool(describe: Callable[[], Any], name: str, hidden: bool) -> None:
                 "tools-list", f"{name}'s inputSchema accepts arguments the tool cannot take", sent=show(arguments)
             )
     outputs = _validator(tool.get("outputSchema"), f"{name}'s outputSchema", "structured-output")
-    results = real_results(name)
+    results = real_results(rng, name)
     if refused := _first_refused(outputs, results):
         result, why = refused
         raise Failure(
@@ -208,7 +238,7 @@ def check_list_tools(list_tools: Callable[[dict[str, Any]], Any], all_tools: Cal
         raise Failure("tools-list", "a single page has no nextCursor: a client would ask for a next page forever")
     for cursor in (7, "page-2"):
         _, error = outcome(list_tools, "tools-list", {"cursor": cursor})
-        if not isinstance(error, RpcError) or error.code != -32602:
+        if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
             raise Failure(
                 "tools-list",
                 f"the cursor {show(cursor)} was not refused with -32602: this server never hands out a cursor",

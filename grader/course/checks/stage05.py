@@ -1,4 +1,4 @@
-"""The checks of stage 05 (tools/call), called from its graded cells.
+"""The checks of stage 05 (tools/call).
 
 The learner's tools are compared with the reference's on the same database (the reference's
 answers are themselves tested against plain SQL); the hidden cells choose the arguments at random.
@@ -11,17 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable
 from typing import Any
 
-from reference.database import open_readonly
-from reference.errors import RpcError
+from reference.catalog import STATUSES, TOOLS
+from reference.database import ensure_default, open_readonly
 from reference.lifecycle import LATEST
-from reference.shop import STATUSES, shop_tools
+from reference.shop import shop_tools
 from reference.tools import ToolError as ReferenceToolError
 
-from .expect import Failure, equal, outcome, same_json, show
-from .lab import Server, expect_checks, initialize, notification, request, sdk_session, shop_db
+from ..drive import Server, expect_checks, initialize, notification, request, sdk_session
+from ..expect import Failure, equal, outcome, same_json, show
+from ..remote import is_a
+from ..work import Work
+from . import public
 
 VISIBLE: dict[str, list[dict[str, Any]]] = {
     "count_orders": [{}, {"status": "paid"}, {"status": "lost"}, {"status": "x' OR '1'='1"}],
@@ -37,8 +39,39 @@ VISIBLE: dict[str, list[dict[str, Any]]] = {
 }
 
 
-def hidden_arguments(tool: str) -> list[dict[str, Any]]:
-    rng = random.Random()
+def _tool_cell(name: str, points_text: str) -> None:
+    @public("05", f"test_{name}", f"{name}(conn, args) against the shop: {points_text}")
+    def run(work: Work) -> None:
+        check_tool(work, name, VISIBLE[name])
+
+
+_tool_cell("count_orders", "all, paid, an unknown status, a status that is SQL")
+_tool_cell("list_orders", "filters, a page, a customer with no orders, an unknown status")
+_tool_cell("get_order", "the first and the last order, one that does not exist")
+_tool_cell("search_products", 'mug, "100%", a non-ASCII query, no match')
+
+
+@public("05", "test_call_tool", "call_tool: protocol errors, tool execution errors, structuredContent by revision")
+def call_tool_cell(work: Work) -> None:
+    check_call_tool(work)
+
+
+@public("05", "test_read_only", "your server: calls with SQL in their arguments leave the database byte-identical")
+def read_only_cell(work: Work) -> None:
+    check_read_only(work, work.program("shop_server"))
+
+
+@public("05", "test_sdk_client", "the official MCP SDK's client lists your tools and calls count_orders")
+def sdk_client_cell(work: Work) -> None:
+    check_sdk_client(work.program("shop_server"))
+
+
+@public("05", "test_mcp_lab_check", "mcp-lab check on your server: no check fails")
+def everything_cell(work: Work) -> None:
+    check_everything(work.program("shop_server"))
+
+
+def hidden_arguments(rng: random.Random, tool: str) -> list[dict[str, Any]]:
     if tool == "count_orders":
         return [{"status": s} for s in rng.sample(STATUSES, 3)] + [{"status": "o'brien"}]
     if tool == "list_orders":
@@ -52,31 +85,30 @@ def hidden_arguments(tool: str) -> list[dict[str, Any]]:
     return [{"query": rng.choice(["kit", "OFF-00", "garden", "_", "mug", "lamp"]), "limit": rng.randint(1, 20)}]
 
 
-def _connection() -> Any:
-    """A read-only connection that the learner's code may use on the thread the test runs it on."""
-    import sqlite3
-
-    return sqlite3.connect(f"{shop_db().resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+def _connection(work: Work) -> Any:
+    """A read-only connection in the learner's process, for their functions to use."""
+    return work.stdlib("sqlite3.connect")(f"file:{work.inside(work.db)}?mode=ro", uri=True)
 
 
 def _reference(tool: str, arguments: dict[str, Any]) -> tuple[Any, str | None]:
-    """The reference's answer: (value, None), or (None, the tool error's text)."""
-    tools = {t.name: t for t in shop_tools(open_readonly(shop_db()))}
+    """The reference's answer (in this process): (value, None), or (None, the tool error's text)."""
+    tools = {t.name: t for t in shop_tools(open_readonly(ensure_default()))}
     try:
         return tools[tool].run(arguments), None
     except ReferenceToolError as exc:
         return None, str(exc)
 
 
-def check_tool(function: Callable[[Any, dict[str, Any]], Any], tool_error: type, tool: str, hidden: bool) -> None:
-    conn = _connection()
+def check_tool(work: Work, tool: str, argument_sets: list[dict[str, Any]]) -> None:
+    function = getattr(work.module("shop_server"), tool)
+    conn = _connection(work)
     try:
-        for arguments in hidden_arguments(tool) if hidden else VISIBLE[tool]:
+        for arguments in argument_sets:
             want, error_text = _reference(tool, arguments)
             got, error = outcome(function, "shop-contract", conn, arguments)
             shown = f"{tool}(conn, {json.dumps(arguments, ensure_ascii=False)})"
             if error_text is not None:
-                if not isinstance(error, tool_error):
+                if not is_a(error, "ToolError"):
                     raise Failure(
                         "tool-error-kind",
                         f"{shown} must raise ToolError: the tool ran and cannot answer",
@@ -107,14 +139,15 @@ def _error_text_helps(tool: str, arguments: dict[str, Any], text: str) -> None:
 
 
 def _schemas() -> dict[str, dict[str, Any]]:
-    return {t.name: t.input_schema for t in shop_tools(open_readonly(shop_db()))}
+    return {tool["name"]: tool["inputSchema"] for tool in TOOLS}
 
 
 BAD_ARGUMENTS_2025_06_18 = "arguments that break the inputSchema, in a 2025-06-18 session"
 
 
-def check_call_tool(call_tool: Callable[..., Any]) -> None:
-    conn = _connection()
+def check_call_tool(work: Work) -> None:
+    call_tool = work.module("shop_server").call_tool
+    conn = _connection(work)
     schemas = _schemas()
 
     def run(params: dict[str, Any], version: str) -> tuple[Any, BaseException | None]:
@@ -129,7 +162,7 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         ):
             version = "2025-06-18" if "2025-06-18" in what else LATEST
             got, error = run(params, version)
-            if not isinstance(error, RpcError) or error.code != -32602:
+            if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
                 raise Failure(
                     check,
                     f"{what} is a protocol error: raise RpcError(INVALID_PARAMS, ...)",
@@ -201,9 +234,8 @@ def _digest(path: Any) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_read_only(argv: list[str]) -> None:
-    db = shop_db()
-    before = _digest(db)
+def check_read_only(work: Work, argv: list[str]) -> None:
+    before = _digest(work.db)
     with Server(argv) as server:
         init = initialize(LATEST)
         server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
@@ -224,7 +256,7 @@ def check_read_only(argv: list[str]) -> None:
                     sent=show(sent),
                     received=show(reply),
                 )
-    if _digest(db) != before:
+    if _digest(work.db) != before:
         raise Failure("shop-read-only", "the shop's database file changed during the session")
 
 

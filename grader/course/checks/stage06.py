@@ -1,10 +1,11 @@
-"""The checks of stage 06 (the client), called from its graded cells.
+"""The checks of stage 06 (the client).
 
-The learner's ``Client`` drives real processes: the reference server, and the adversaries of
-:mod:`grader.course.adversaries` (replies out of order, a server that talks first, one that never
-answers, one that floods stderr, one that ignores the end of its input). Every call into the
-learner's code is bounded (:func:`expect.call`), and whatever process their client started is
-killed when the check ends, so a broken client costs seconds, never a hung kernel.
+The learner's ``Client`` (in their own process, through the harness) drives real processes: the
+adversaries of :mod:`lab_runtime.peers.adversaries` (the shop server as it should be, replies out
+of order, a server that talks first, one that never answers, one that floods stderr, one that
+ignores the end of its input). Every call into the learner's code is bounded
+(:func:`expect.call`), and whatever process their client started is killed when the check ends,
+so a broken client costs seconds, never a hung kernel.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import random
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,9 +21,9 @@ from typing import Any
 from reference.lifecycle import LATEST
 from reference.server import make_server
 
-from .adversaries import command
-from .expect import Failure, call, equal, outcome, show
-from .lab import reference
+from ..expect import Failure, call, equal, outcome, show
+from ..work import Work
+from . import public
 
 LIMIT = 4.0  # seconds any one call into the learner's client may take (the slowest legitimate: ~1.5 s)
 GRACE = 0.5  # the grace the tests pass to close() for servers that must be signalled (default 2 s)
@@ -32,10 +31,51 @@ CLOSE_LIMIT = 8.0  # close() on a server that ignores SIGTERM: grace, SIGTERM, a
 SHOP_TOOLS = ["count_orders", "list_orders", "get_order", "search_products"]
 
 
+@public("06", "test_launch", "launch: a list of arguments (no shell), three pipes, no PYTHONUNBUFFERED for the child")
+def launch_cell(work: Work) -> None:
+    check_launch(work)
+
+
+@public("06", "test_handshake", "initialize (2025-11-25), initialized, tools/list, tools/call; notify() never waits")
+def handshake_cell(work: Work) -> None:
+    check_handshake(work, LATEST)
+    check_notify(work)
+
+
+@public("06", "test_ids", "replies out of order and forged string ids: ping, tools/list, ping, waited for in order")
+def ids_cell(work: Work) -> None:
+    check_ids(work, ["ping", "tools/list", "ping"], [0, 1, 2])
+
+
+@public("06", "test_server_messages", "a server that sends a log, a ping and a sampling request before its reply")
+def server_messages_cell(work: Work) -> None:
+    check_server_messages(work)
+
+
+@public("06", "test_timeouts", "a server that never answers (timeout 1 s) and one that exits: ClientError, soon")
+def timeouts_cell(work: Work) -> None:
+    check_timeouts(work, 1.0)
+
+
+@public("06", "test_stderr", "a server that writes 1 MiB to stderr before it answers")
+def stderr_cell(work: Work) -> None:
+    check_stderr(work)
+
+
+@public("06", "test_close", "close(): stdin first (status 0), then SIGTERM, then SIGKILL for servers that stay")
+def close_cell(work: Work) -> None:
+    check_close(work)
+
+
+def command(work: Work, name: str) -> list[str]:
+    """The command that runs the adversary ``name``, as the learner's client sees it."""
+    return work.peer("adversaries", name)
+
+
 @contextlib.contextmanager
-def running(client_class: type, argv: list[str], check: str, **kwargs: Any) -> Iterator[Any]:
+def running(work: Work, argv: list[str], check: str, **kwargs: Any) -> Iterator[Any]:
     """The learner's client on ``argv``; its process is killed afterwards whatever happened."""
-    client = call(client_class, check, argv, limit=LIMIT, **kwargs)
+    client = call(work.module("mcp_client").Client, check, argv, limit=LIMIT, **kwargs)
     try:
         yield client
     finally:
@@ -73,17 +113,11 @@ _ECHO_ENV = (
 )
 
 
-def check_launch(launch: Any) -> None:
+def check_launch(work: Work) -> None:
     tricky = ["two words", "$HOME", "a; echo injected", "'quoted'"]
-    saved = os.environ.get("PYTHONUNBUFFERED")
-    os.environ["PYTHONUNBUFFERED"] = "1"  # as in many notebook and container environments
-    try:
-        process = call(launch, "client-launch", [sys.executable, "-c", _ECHO_ENV, *tricky], limit=LIMIT)
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONUNBUFFERED", None)
-        else:
-            os.environ["PYTHONUNBUFFERED"] = saved
+    # The learner's process runs with PYTHONUNBUFFERED=1, as in many notebook and container environments.
+    launch = work.module("mcp_client").launch
+    process = call(launch, "client-launch", [*work.python(), "-c", _ECHO_ENV, *tricky], limit=LIMIT)
     try:
         for stream in ("stdin", "stdout", "stderr"):
             if getattr(process, stream, None) is None:
@@ -117,8 +151,8 @@ def check_launch(launch: Any) -> None:
 
 
 # -- 2. the handshake, list, call -------------------------------------------------------------------
-def check_handshake(client_class: type, version: str = LATEST) -> None:
-    with running(client_class, command("polite"), "initialize-result") as client:
+def check_handshake(work: Work, version: str) -> None:
+    with running(work, command(work, "polite"), "initialize-result") as client:
         result = call(client.initialize, "initialize-result", version, limit=LIMIT)
         if not isinstance(result, dict) or result.get("protocolVersion") != version:
             raise Failure(
@@ -133,7 +167,7 @@ def check_handshake(client_class: type, version: str = LATEST) -> None:
         names = [t.get("name") for t in tools.get("tools", [])] if isinstance(tools, dict) else None
         if names != SHOP_TOOLS:
             raise Failure("tools-list", "request('tools/list') must return the result", received=show(tools))
-        status = random.choice(["paid", "shipped", "pending"])
+        status = random.Random(version).choice(["paid", "shipped", "pending"])
         params = {"name": "count_orders", "arguments": {"status": status}}
         got = call(client.request, "tools-call-result", "tools/call", params, limit=LIMIT)
         want = _reference_answer("tools/call", params)
@@ -165,8 +199,8 @@ def _check_sent(sent: Any, version: str) -> None:
         raise Failure("client-ids", "every request needs an id of its own", received=show(ids))
 
 
-def check_notify(client_class: type) -> None:
-    with running(client_class, command("mute"), "client-notify") as client:
+def check_notify(work: Work) -> None:
+    with running(work, command(work, "mute"), "client-notify") as client:
         started = time.monotonic()
         call(client.notify, "client-notify", "notifications/initialized", limit=LIMIT)
         call(client.notify, "client-notify", "notifications/cancelled", {"requestId": 1}, limit=LIMIT)
@@ -180,16 +214,13 @@ def check_notify(client_class: type) -> None:
 
 
 # -- 3. ids, not order ----------------------------------------------------------------------------
-def check_ids(client_class: type, hidden: bool) -> None:
-    with running(client_class, command("reverse"), "client-ids") as client:
+def check_ids(work: Work, methods: list[str], order: list[int]) -> None:
+    """Send ``methods`` to the adversary that answers out of order, then wait for them in ``order``."""
+    with running(work, command(work, "reverse"), "client-ids") as client:
         call(client.initialize, "client-ids", LATEST, limit=LIMIT)
-        methods = (
-            ["ping", "tools/list", "ping"] if not hidden else random.sample(["ping", "tools/list", "ping", "ping"], 4)
-        )
         ids = [call(client.send_request, "client-ids", m, limit=LIMIT) for m in methods]
         if len({json.dumps(i) for i in ids}) != len(ids):
             raise Failure("client-ids", "send_request gave two requests the same id", received=show(ids))
-        order = list(range(len(ids))) if not hidden else random.sample(range(len(ids)), len(ids))
         for i in order:
             reply = call(client.wait_for, "client-ids", ids[i], limit=LIMIT)
             _check_reply(reply, ids[i], methods[i])
@@ -218,8 +249,8 @@ def _check_reply(reply: Any, request_id: Any, method: str) -> None:
 
 
 # -- 4. the server speaks first -----------------------------------------------------------------------
-def check_server_messages(client_class: type) -> None:
-    with running(client_class, command("chatty"), "client-server-requests") as client:
+def check_server_messages(work: Work) -> None:
+    with running(work, command(work, "chatty"), "client-server-requests") as client:
         call(client.initialize, "client-server-requests", LATEST, limit=LIMIT)
         _, error = outcome(client.request, "client-server-requests", "tools/list", limit=LIMIT)
         if error is not None:
@@ -239,16 +270,15 @@ def check_server_messages(client_class: type) -> None:
 
 
 # -- 5. every read bounded ----------------------------------------------------------------------------
-def check_timeouts(client_class: type, hidden: bool) -> None:
-    wait = 1.0 if not hidden else random.choice([0.6, 0.8, 1.2])
-    with running(client_class, command("mute"), "client-timeouts") as client:
+def check_timeouts(work: Work, wait: float) -> None:
+    with running(work, command(work, "mute"), "client-timeouts") as client:
         started = time.monotonic()
         _, error = outcome(client.request, "client-timeouts", "ping", None, wait, limit=LIMIT)
         took = time.monotonic() - started
         _expect_client_error(error, f"request('ping', timeout={wait}) against a server that never answers")
         if took > wait + 1.5:
             raise Failure("client-timeouts", f"the timeout was {wait} s but the request gave up after {took:.1f} s")
-    with running(client_class, command("vanish"), "client-timeouts") as client:
+    with running(work, command(work, "vanish"), "client-timeouts") as client:
         call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
         started = time.monotonic()
         _, error = outcome(client.request, "client-timeouts", "tools/list", None, 5.0, limit=LIMIT)
@@ -270,8 +300,8 @@ def _expect_client_error(error: BaseException | None, what: str) -> None:
 
 
 # -- 6. stderr drained ---------------------------------------------------------------------------------
-def check_stderr(client_class: type) -> None:
-    with running(client_class, command("noisy"), "client-stderr") as client:
+def check_stderr(work: Work) -> None:
+    with running(work, command(work, "noisy"), "client-stderr") as client:
         _, error = outcome(client.initialize, "client-stderr", LATEST, limit=LIMIT)
         if error is not None:
             raise Failure(
@@ -296,8 +326,8 @@ def _stderr_text(client: Any) -> bytes:
 
 
 # -- 7. shutting down ------------------------------------------------------------------------------------
-def check_close(client_class: type) -> None:
-    with running(client_class, reference(), "client-shutdown") as client:
+def check_close(work: Work) -> None:
+    with running(work, command(work, "polite"), "client-shutdown") as client:
         call(client.initialize, "client-shutdown", LATEST, limit=LIMIT)
         code = call(client.close, "client-shutdown", limit=CLOSE_LIMIT)
         if code != 0:
@@ -307,7 +337,7 @@ def check_close(client_class: type) -> None:
                 hint="close stdin first and wait: a signal is for a server that does not exit by itself",
             )
     for name, want in (("deaf", "SIGTERM"), ("stubborn", "SIGKILL")):
-        with running(client_class, command(name), "client-shutdown") as client:
+        with running(work, command(work, name), "client-shutdown") as client:
             call(client.initialize, "client-shutdown", LATEST, limit=LIMIT)
             started = time.monotonic()
             code = call(client.close, "client-shutdown", GRACE, limit=CLOSE_LIMIT)

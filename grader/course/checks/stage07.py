@@ -1,11 +1,12 @@
-"""The checks of stage 07 (stdout hygiene), called from its graded cells.
+"""The checks of stage 07 (stdout hygiene).
 
 Part one: the learner's pieces of ``quiet_server.py`` are each run in a fresh Python process with
-real pipes (stdout hygiene is about file descriptors, so the kernel's own stdout would prove
-nothing), then the whole server under the checker's stdout checks. Part two: the learner's
-``hygiene(stdout)`` is graded on real transcripts: the stdout of gallery exhibits and of the
-reference, recorded by running them, and (hidden) transcripts made dirty at random. The oracle for
-"which line is the first dirty one" is the checker's own :mod:`grader.checker.stdout_rules`.
+real pipes, beside the learner's file and under the guard (stdout hygiene is about file
+descriptors, so the kernel's own stdout would prove nothing), then the whole server under the
+checker's stdout checks. Part two: the learner's ``hygiene(stdout)`` is graded on real
+transcripts: the stdout of gallery exhibits and of the reference, recorded by running them, and
+(hidden) transcripts made dirty at random. The oracle for "which line is the first dirty one" is
+the checker's own :mod:`grader.checker.stdout_rules`.
 
     >>> first_dirty_line(b'{"jsonrpc":"2.0","id":1,"result":{}}\\nhello\\n')
     2
@@ -17,7 +18,9 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from grader.checker.stdout_rules import line_problems
@@ -25,26 +28,60 @@ from grader.gallery import command as exhibit_command
 from reference.child import Line, child_environment
 from reference.framing import encode
 
-from .expect import Failure, call, show
-from .lab import expect_checks, module_path, reference
+from ..drive import expect_checks
+from ..expect import Failure, call, show
+from ..work import Work
+from . import public
+
+REFERENCE = [sys.executable, "-m", "reference.server"]
+
+
+@public("07", "test_protocol_stdout", "protocol_stdout(): a print, os.system and a Python child all land on stderr")
+def protocol_stdout_cell(work: Work) -> None:
+    check_protocol_stdout(work, random.randrange(10**6))
+
+
+@public("07", "test_setup_logging", "setup_logging(): an INFO line reaches stderr, nothing reaches stdout")
+def setup_logging_cell(work: Work) -> None:
+    check_setup_logging(work, str(random.randrange(10**6)))
+
+
+@public("07", "test_run_quietly", "run_quietly(argv): the child's output captured, our stdin left alone")
+def run_quietly_cell(work: Work) -> None:
+    check_run_quietly(work, f"audit {random.randrange(10**6)}")
+
+
+@public("07", "test_quiet_server", "your whole server under mcp-lab check's stdout and shop checks")
+def quiet_server_cell(work: Work) -> None:
+    check_quiet_server(work)
+
+
+@public("07", "test_hygiene_gallery", "hygiene() on the transcripts of the reference and 11 gallery servers")
+def hygiene_gallery_cell(work: Work) -> None:
+    check_hygiene_gallery(work.module("hygiene_check").hygiene)
+
+
+@public("07", "test_hygiene_random", "hygiene() on 10 transcripts with one defect each, put in at random")
+def hygiene_random_cell(work: Work) -> None:
+    check_hygiene_random(work.module("hygiene_check").hygiene, random.Random(), rounds=10)
+
 
 RUN_LIMIT = 15.0  # seconds for one piece's test process, or one recorded session
 
 
-def _run_piece(name: str, code: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    """Run ``code`` in a fresh Python beside the learner's ``NAME.py``; bounded, pipes real."""
-    folder = module_path(name).parent
+def _run_piece(work: Work, name: str, code: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    """Run ``code`` as a program beside the learner's ``NAME.py``, under the guard; bounded, pipes real."""
+    work.file(name)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", prefix=".check_", dir=work.folder, delete=False) as script:
+        script.write(code)
+    Path(script.name).chmod(0o644)  # the learner's processes may run as a user of their own
     try:
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            input=stdin,
-            capture_output=True,
-            cwd=folder,
-            env=child_environment(),
-            timeout=RUN_LIMIT,
-        )
+        argv = work.command([*work.python(), work._lab("run.py"), work.inside(Path(script.name))])
+        return subprocess.run(argv, input=stdin, capture_output=True, env=child_environment(), timeout=RUN_LIMIT)
     except subprocess.TimeoutExpired:
         raise Failure("stdout-json-lines", f"the test process did not finish within {RUN_LIMIT:.0f} s") from None
+    finally:
+        Path(script.name).unlink(missing_ok=True)
 
 
 def _raised(result: subprocess.CompletedProcess[bytes], what: str) -> None:
@@ -75,9 +112,9 @@ print("after the message", flush=True)
 """
 
 
-def check_protocol_stdout() -> None:
-    want = encode({"jsonrpc": "2.0", "id": random.randrange(10**6), "result": {}})
-    result = _run_piece("quiet_server", _PROTOCOL.replace("MESSAGE", repr(want)))
+def check_protocol_stdout(work: Work, id: int) -> None:
+    want = encode({"jsonrpc": "2.0", "id": id, "result": {}})
+    result = _run_piece(work, "quiet_server", _PROTOCOL.replace("MESSAGE", repr(want)))
     _raised(result, "protocol_stdout()")
     if result.stdout != want:
         raise Failure(
@@ -103,9 +140,8 @@ logging.getLogger("shop").debug("a debug line")
 """
 
 
-def check_setup_logging() -> None:
-    mark = str(random.randrange(10**6))
-    result = _run_piece("quiet_server", _LOGGING.replace("MARK", mark))
+def check_setup_logging(work: Work, mark: str) -> None:
+    result = _run_piece(work, "quiet_server", _LOGGING.replace("MARK", mark))
     _raised(result, "setup_logging()")
     _stdout_empty(result, "logging wrote to stdout", "logging.basicConfig(stream=sys.stderr, ...)")
     if f"an info line {mark}".encode() not in result.stderr:
@@ -121,10 +157,9 @@ sys.stderr.write(json.dumps({"out": out, "rest": rest}) + "\\n")
 """
 
 
-def check_run_quietly() -> None:
-    mark = f"audit {random.randrange(10**6)}"
+def check_run_quietly(work: Work, mark: str) -> None:
     protocol_input = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-    result = _run_piece("quiet_server", _QUIETLY.replace("MARK", mark), stdin=protocol_input)
+    result = _run_piece(work, "quiet_server", _QUIETLY.replace("MARK", mark), stdin=protocol_input)
     _raised(result, "run_quietly(argv)")
     _stdout_empty(
         result,
@@ -149,11 +184,9 @@ def check_run_quietly() -> None:
         )
 
 
-def check_quiet_server() -> None:
-    from .lab import program
-
+def check_quiet_server(work: Work) -> None:
     expect_checks(
-        program("quiet_server"),
+        work.program("quiet_server"),
         ["initialize-result", "stdout-json-lines", "stdout-silent-at-start", "tools-call-result", "shop-contract"],
     )
 
@@ -236,7 +269,7 @@ def _judge(hygiene: Any, stdout: bytes, where: str) -> None:
 
 
 def check_hygiene_gallery(hygiene: Any) -> None:
-    servers = {"the reference server": reference()}
+    servers = {"the reference server": REFERENCE}
     servers.update({f"the exhibit {name}": exhibit_command(name) for name in DIRTY + CLEAN})
     # Recorded side by side (each is a process start and a short session), judged in order.
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -274,8 +307,7 @@ def dirtied(clean: bytes, rng: random.Random) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-def check_hygiene_random(hygiene: Any, rounds: int = 30) -> None:
-    clean = transcript(reference())
-    rng = random.Random()
+def check_hygiene_random(hygiene: Any, rng: random.Random, rounds: int) -> None:
+    clean = transcript(REFERENCE)
     for _ in range(rounds):
         _judge(hygiene, dirtied(clean, rng), "a transcript with one defect")

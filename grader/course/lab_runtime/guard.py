@@ -4,8 +4,9 @@ A stage's code may use the reference pieces of earlier stages; the pieces a stag
 in its runtime at all. What the runtime cannot hide, the guard refuses: importing the grader or
 nbgrader, starting a process that runs the reference server or the grader, writing outside the
 learner's folder and the temporary folder. Each refusal is also reported on a private copy of
-stderr, one line starting with :data:`MARK`, so that grading can flag it. An audit hook cannot
-be removed once added (``sys.addaudithook``).
+stderr, one line starting with :data:`MARK`, and, when grading asks for it (``$MCP_LAB_GUARD_LOG``),
+appended to a log file, so that grading can flag it. An audit hook cannot be removed once added
+(``sys.addaudithook``).
 
     >>> refusal("import", ("grader.checker",))
     'import grader.checker: the grader is not available to your code'
@@ -87,14 +88,20 @@ def install(folder: str) -> None:
     """Add the hook for a learner's process working in ``folder``."""
     allowed = tuple(os.path.realpath(p) for p in (folder, tempfile.gettempdir(), "/tmp", os.devnull))
     report = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
+    log_path = os.environ.get("MCP_LAB_GUARD_LOG", "")
+    # Opened now, before the learner's code runs: the guard's own writes are not refused.
+    log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if log_path else -1
 
     def hook(event: str, args: tuple) -> None:
         why = refusal(event, args, allowed)
         if why is None:
             return
+        line = json.dumps({"event": event, "why": why}) + "\n"
         try:
-            report.write(MARK + json.dumps({"event": event, "why": why}) + "\n")
+            report.write(MARK + line)
             report.flush()
+            if log >= 0:
+                os.write(log, line.encode("utf-8", "replace"))
         except (OSError, ValueError):
             pass
         raise PermissionError(f"refused by the course: {why}")

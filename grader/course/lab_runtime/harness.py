@@ -17,8 +17,8 @@ and the answers leave on a copy of the original stdout; the learner's code sees 
 and what it prints goes to stderr, so nothing it does can mix with the answers.
 
 Ops: ``import`` (a module of the learner's folder), ``stdlib`` (a standard-library attribute such as
-``io.BytesIO``, for the objects the checks hand over), ``get``, ``call``, ``list``, ``len``,
-``release``.
+``io.BytesIO``, for the objects the checks hand over), ``fixture`` (an object of
+:mod:`lab_runtime.fixtures`), ``get``, ``call``, ``list``, ``len``, ``release``.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ class Harness:
             return self.op_import(request["module"])
         if op == "stdlib":
             return self.op_stdlib(request["name"])
+        if op == "fixture":
+            from lab_runtime.fixtures import FIXTURES
+
+            return FIXTURES[request["name"]]()
         if op == "release":
             for ref in request["refs"]:
                 self.objects.pop(ref, None)
@@ -104,7 +108,11 @@ class Harness:
             message = "(its message could not be shown)"
         frames = traceback.extract_tb(exc.__traceback__)
         theirs = [f for f in frames if os.path.realpath(f.filename).startswith(self.folder + os.sep)]
-        where = f"{theirs[-1].line}   (line {theirs[-1].lineno} of {os.path.basename(theirs[-1].filename)})" if theirs else ""
+        where = (
+            f"{theirs[-1].line}   (line {theirs[-1].lineno} of {os.path.basename(theirs[-1].filename)})"
+            if theirs
+            else ""
+        )
         shown = traceback.format_exception(type(exc), exc, exc.__traceback__)
         fields: dict[str, Any] = {}  # plain attributes a check may read: an RpcError's code, say
         for name in dir(exc):

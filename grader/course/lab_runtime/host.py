@@ -38,7 +38,8 @@ def framing() -> int:
 def messages() -> int:
     """A loop of the runtime's framing, the lifecycle and the shop's tools around the learner's
     ``handle_line``: stage 02's runtime holds no dispatcher (that is the stage's answer)."""
-    import messages as learner  # noqa: PLC0415 - the learner's module, after the guard
+    import messages as learner
+
     from reference.database import ensure_default, open_readonly
     from reference.framing import read_frame, write_frame
     from reference.lifecycle import Session
@@ -79,7 +80,8 @@ def messages() -> int:
 def tool_list() -> int:
     """The reference server, its tools/list answered by the learner's ``list_tools``; a call runs the
     course's query for every tool the learner declared under a known name, with their schema."""
-    import tool_list as learner  # noqa: PLC0415 - the learner's module, after the guard
+    import tool_list as learner
+
     from reference import catalog, shop
     from reference.database import ensure_default, open_readonly
     from reference.server import Server

@@ -2,8 +2,9 @@
 
 It answers ``ping`` with ``{}`` and any other request with -32601, says nothing to notifications
 and ends at the end of its input. It logs each message it reads to stderr, as servers do (a
-client that mixes stderr into stdout sees those lines among the replies). ``--ignore-eof`` makes it stay after its input ends (until it is
-killed, or 60 s have passed): a server that never exits, for ``talk``'s timeout.
+client that mixes stderr into stdout sees those lines among the replies). ``--ignore-eof`` makes
+it stay after its input ends (until it is killed, or 60 s have passed): a server that never
+exits, for ``talk``'s timeout.
 
     $ python3 pinger.py
     -> {"jsonrpc":"2.0","id":7,"method":"ping"}

@@ -1,0 +1,199 @@
+"""``mcp-lab course grade STAGE [--jobs N]``: grade every submission of a stage, outside the learners' kernels.
+
+Run in a course folder made by ``mcp-lab course init``, after ``nbgrader generate_assignment STAGE``
+and with the submissions in ``submitted/STUDENT/STAGE/``:
+
+1. every submission is graded by :mod:`grader.grading.grade` in a process of its own, ``--jobs`` at
+   a time, each learner's code in its sandbox; a grading that crashes or runs out of time is
+   reported as such, never as a plain 0;
+2. nbgrader's own ``autograde`` then stores those verdicts in the gradebook (the learner's
+   notebook is never run: see :mod:`grader.grading.nbhook`), so ``generate_feedback`` and
+   ``export`` work as before;
+3. a table per student: score, maximum, and flags (:mod:`grader.grading.flags`); the same as JSON
+   in ``grading/STAGE/summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import flags
+from .grade import Verdicts, graded_cells
+from .nbhook import verdicts_path
+
+SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
+
+
+@dataclass
+class Row:
+    student: str
+    score: float = 0.0
+    max_score: float = 0.0
+    flags: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    status: str = "graded"  # "graded", "grading failed"
+
+
+class GradeError(Exception):
+    """A problem with the course folder or the stage: one line for the instructor."""
+
+
+def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdicts | None, str]:
+    """Grade one submission in a child process (a crash there cannot take the others with it)."""
+    command = [sys.executable, "-m", "grader.grading.grade", str(course), stage, student, str(slot)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=SUBMISSION_LIMIT, env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return None, f"the grader crashed: {last}"
+    return Verdicts.from_json(done.stdout), ""
+
+
+def _submissions(course: Path, stage: str) -> list[str]:
+    folder = course / "submitted"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / stage).is_dir())
+
+
+def check_course(course: Path, stage: str) -> None:
+    if not (course / "nbgrader_config.py").is_file() or not (course / "source").is_dir():
+        raise GradeError(f"{course} is not a course folder (make one with: mcp-lab course init DIR)")
+    if not (course / "source" / stage).is_dir():
+        known = ", ".join(sorted(p.name for p in (course / "source").iterdir() if p.is_dir()))
+        raise GradeError(f"no stage {stage!r} in {course / 'source'} (there are: {known})")
+    if not (course / "release" / stage).is_dir():
+        raise GradeError(f"{stage} is not released yet: run nbgrader generate_assignment {stage} first")
+
+
+def grade_stage(course: Path, stage: str, jobs: int, out: object = None) -> list[Row]:
+    """Grade every submission of ``stage``; store the grades with nbgrader; return a row per student."""
+    from grader.course.build import nbgrader_api
+
+    check_course(course, stage)
+    students = _submissions(course, stage)
+    rows = {s: Row(s) for s in students}
+    verdicts: dict[str, Verdicts] = {}
+    slots = list(range(1, jobs + 1))
+
+    def work(student: str) -> None:
+        slot = slots.pop()
+        try:
+            found, problem = _grade_one(course, stage, student, slot)
+        finally:
+            slots.append(slot)
+        if found is None:
+            rows[student].status = "grading failed"
+            rows[student].flags.append(flags.Flag("grading-failed", problem).as_dict())
+            return
+        verdicts[student] = found
+        path = verdicts_path(course, stage, student)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(found.as_json(), encoding="utf-8")
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(work, students))
+    # nbgrader's own noise on every autograde (SQLAlchemy's "not in session"): not the instructor's business.
+    warnings.filterwarnings("ignore", message=".*not in session.*")
+    api = nbgrader_api(course)
+    for student in students:
+        if student not in verdicts:
+            continue
+        result = api.autograde(stage, student, force=True, create=True)
+        if not result.get("success"):
+            rows[student].status = "grading failed"
+            log = (result.get("log") or "").strip().splitlines()
+            rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
+    _read_gradebook(course, stage, rows, verdicts)
+    _copies(verdicts, rows)
+    summary = course / "grading" / stage / "summary.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.write_text(json.dumps([r.__dict__ for r in rows.values()], indent=1), encoding="utf-8")
+    return list(rows.values())
+
+
+def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: dict[str, Verdicts]) -> None:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    maximum = sum(graded_cells(course, stage).values())
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student, row in rows.items():
+            row.max_score = maximum
+            found = verdicts.get(student)
+            if found is not None:
+                row.flags = [*found.flags, *row.flags]
+                row.seconds = found.seconds
+            try:
+                submission = gradebook.find_submission(stage, student)
+            except MissingEntry:
+                continue
+            row.score = submission.score
+            extra = sum(g.extra_credit or 0 for n in submission.notebooks for g in n.grades)
+            if found is not None:
+                earned = sum(c.points for c in found.cells.values() if c.status == "passed")
+                if abs(earned - submission.score) > 1e-9 and not extra:
+                    # The gradebook must say what the verdicts say: anything else is a broken set-up.
+                    why = f"nbgrader stored {submission.score:g} points; the verdicts give {earned:g}"
+                    row.flags.append(flags.Flag("grading-failed", why).as_dict())
+                    row.status = "grading failed"
+            if submission.score > maximum:
+                row.flags.append(flags.Flag("over-maximum", f"{submission.score:g} > {maximum:g}").as_dict())
+            if extra:
+                row.flags.append(flags.Flag("extra-credit", f"{extra:g} points").as_dict())
+            errors = [c for c in (found.cells.values() if found else []) if c.status == "error"]
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if any(c.grade_id == grade.name for c in errors):
+                        grade.needs_manual_grade = True  # the formgrader lists it: grading, not the learner, failed
+            gradebook.db.commit()
+            if errors:
+                row.status = "grading failed"
+
+
+def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row]) -> None:
+    """Flag submissions whose graded files are identical to another student's."""
+    by_digest: dict[str, list[str]] = {}
+    for student, found in verdicts.items():
+        if found.cells and any(c.status == "passed" for c in found.cells.values()):
+            by_digest.setdefault(found.digest, []).append(student)
+    for students in by_digest.values():
+        for student in students if len(students) > 1 else []:
+            others = ", ".join(s for s in students if s != student)
+            rows[student].flags.append(flags.Flag("copied", f"the same files as {others}").as_dict())
+
+
+def table(rows: list[Row], stage: str, isolation: str) -> str:
+    width = max([len(r.student) for r in rows] + [7])
+    lines = [f"{stage}: {len(rows)} submission(s); the learners' code ran in: {isolation}"]
+    lines.append(f"{'student':<{width}}  {'score':>7}  {'max':>5}  {'secs':>6}  flags")
+    for row in rows:
+        shown = "; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-"
+        score = "FAILED" if row.status == "grading failed" and not row.score else f"{row.score:g}"
+        lines.append(f"{row.student:<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}")
+    kinds = sorted({f["kind"] for r in rows for f in r.flags})
+    if kinds:
+        lines.append("")
+        lines.extend(f"  {kind}: {flags.KINDS.get(kind, '')}" for kind in kinds)
+    return "\n".join(lines)
+
+
+def run(course: Path, stage: str, jobs: int) -> int:
+    from .sandbox import detect
+
+    started = time.monotonic()
+    rows = grade_stage(course, stage, jobs)
+    print(table(rows, stage, detect(1).isolation))
+    print(f"\ngraded {len(rows)} submission(s) in {time.monotonic() - started:.1f} s with {jobs} job(s)")
+    print(f"next: nbgrader generate_feedback {stage}; nbgrader export")
+    return 0

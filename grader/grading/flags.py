@@ -1,0 +1,112 @@
+"""What grading reports beside a score: the signs of a grade not earned, and of grading that failed.
+
+A flag is never a verdict by itself: the score comes from the checks. A flag tells the instructor
+where to look. Some are read from the learner's files (parsed, never run), some from what the
+guard refused while their code ran, some from the gradebook after grading:
+
+    >>> [f.kind for f in scan("02", {"messages": "import reference.dispatch\\n"})]
+    ['answer-key']
+    >>> [f.kind for f in scan("03", {"server": "from reference.dispatch import Dispatcher\\n"})]
+    []
+    >>> [f.kind for f in scan("05", {"shop_server": "open('../gradebook.db', 'w')\\n"})]
+    ['course-files']
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from grader.course import runtime
+
+# What each kind of flag means, for the grading table's legend.
+KINDS = {
+    "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader",
+    "course-files": "the submission's code names course files (the gradebook, source/, release/, nbgrader)",
+    "refused": "the guard refused the submission's code something while it ran (see why)",
+    "dynamic-code": "the submission's code builds code at run time (exec, eval, __import__): read it",
+    "copied": "the submission's files are identical to another student's",
+    "over-maximum": "the score is above the maximum the stage allows",
+    "extra-credit": "the gradebook holds extra credit for this submission",
+    "grading-failed": "grading could not finish (a crash or a time-out of the grader, not a zero)",
+    "not-submitted": "no notebook was handed in",
+    "unreadable": "the notebook could not be read as a notebook",
+}
+_COURSE_WORDS = ("gradebook", "nbgrader", "source/", "release/", "autograded/", "submitted/", "feedback/")
+_DYNAMIC = {"exec", "eval", "compile", "__import__"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str
+    why: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _imported(tree: ast.AST) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+            if node.module == "reference":
+                names += [f"reference.{alias.name}" for alias in node.names]
+    return names
+
+
+def scan(stage: str, files: dict[str, str]) -> list[Flag]:
+    """Flags read from the learner's files (``{module name or file name: text}``)."""
+    allowed = runtime.plan(stage).may_import
+    flags: list[Flag] = []
+    for name, text in sorted(files.items()):
+        where = name if name.endswith(".py") else f"{name}.py"
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue  # it does not run either: the checks say so
+        for imported in _imported(tree):
+            top, _, rest = imported.partition(".")
+            piece = rest.partition(".")[0]
+            if top in ("grader", "nbgrader"):
+                flags.append(Flag("answer-key", f"{where} imports {imported}"))
+            elif top == "reference" and piece and piece not in allowed:
+                teaches = runtime.TEACHES.get(piece)
+                what = f"the answer key of stage {teaches}" if teaches else "not part of this stage's runtime"
+                flags.append(Flag("answer-key", f"{where} imports {imported} ({what})"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                value = node.value
+                if "reference.server" in value or "-m reference" in value or "mcp-lab" in value:
+                    flags.append(Flag("answer-key", f"{where} mentions {value[:60]!r}"))
+                hits = [w for w in _COURSE_WORDS if w in value]
+                if hits:
+                    flags.append(Flag("course-files", f"{where} mentions {value[:60]!r}"))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if called in _DYNAMIC or called == "import_module":
+                    flags.append(Flag("dynamic-code", f"{where} line {node.lineno}: {called}(...)"))
+    return _unique(flags)
+
+
+def refused(log: Path) -> list[Flag]:
+    """Flags from the guard's log of one grading: each refusal, once."""
+    if not log.is_file():
+        return []
+    flags = []
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            why = json.loads(line).get("why", "")
+        except (ValueError, AttributeError):
+            why = line[:200]
+        flags.append(Flag("refused", why))
+    return _unique(flags)
+
+
+def _unique(flags: list[Flag]) -> list[Flag]:
+    return list(dict.fromkeys(flags))

@@ -1,0 +1,173 @@
+"""One submission graded: every graded cell's public and hidden checks, run against a scratch copy.
+
+The verdict of each cell is decided here, in the grader's process, by the course's own checks; the
+learner's code runs only in sandboxed children (:mod:`.sandbox`) that see a fresh copy of their
+files for each cell. Nothing the learner wrote in their notebook's other cells runs at all.
+
+    $ python -m grader.grading.grade COURSE 02-messages STUDENT [SLOT]    # prints the verdicts as JSON
+
+A cell is ``passed``, ``failed`` (the checks found a broken rule: the text says which) or
+``error`` (grading itself failed or ran out of time: never the learner's zero without a flag).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.course.checks import cells
+from grader.course.expect import Failure
+from grader.course.work import Work
+from reference import database
+
+from . import flags, hidden, sandbox, secret
+from .submission import Submission
+
+CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
+
+
+@dataclass
+class CellVerdict:
+    grade_id: str
+    points: float
+    status: str  # "passed", "failed" or "error"
+    text: str = ""  # the failure as the learner reads it, or what went wrong in grading
+    seconds: float = 0.0
+
+
+@dataclass
+class Verdicts:
+    student: str
+    stage: str  # "02-messages"
+    digest: str = ""  # of the graded files (Submission.digest)
+    isolation: str = ""
+    cells: dict[str, CellVerdict] = field(default_factory=dict)
+    flags: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Verdicts:
+        data = json.loads(text)
+        data["cells"] = {k: CellVerdict(**v) for k, v in data["cells"].items()}
+        return cls(**data)
+
+
+def graded_cells(course: Path, stage_name: str) -> dict[str, float]:
+    """The graded cells of the stage and their points, from the instructor's source notebook."""
+    path = course / "source" / stage_name / f"{stage_name}.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    found = {}
+    for cell in notebook["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and cell.get("cell_type") == "code":
+            found[meta["grade_id"]] = float(meta.get("points", 0))
+    return found
+
+
+def _run_cell(work: Work, stage: str, grade_id: str, keys: secret.Keys) -> None:
+    public = cells(stage).get(grade_id)
+    if public is None:
+        raise LookupError(f"stage {stage} has no checks for the cell {grade_id}")
+    public.run(work)
+    extra = hidden.for_stage(stage).get(grade_id)
+    if extra is not None:
+        extra(work, keys.rng(grade_id))
+
+
+def grade_cell(
+    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int
+) -> tuple[CellVerdict, list[flags.Flag]]:
+    """One cell, in a fresh copy of the learner's files, bounded by :data:`CELL_LIMIT`."""
+    folder = scratch / grade_id
+    if folder.exists():
+        shutil.rmtree(folder)
+    submission.write(folder / "work")
+    log = folder / "guard.log"
+    runner = sandbox.detect(slot)
+    verdict = CellVerdict(grade_id, points, "error", "grading did not start")
+    started = time.monotonic()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            with Work(folder / "work", submission.stage, runner, database.ensure_default(), guard_log=log) as work:
+                box["work"] = work
+                _run_cell(work, submission.stage, grade_id, keys)
+            box["status"] = ("passed", "")
+        except Failure as failure:
+            box["status"] = ("failed", failure.text())
+        except Exception:
+            box["status"] = ("error", "grading failed (not a verdict on your code):\n" + traceback.format_exc(limit=8))
+
+    thread = threading.Thread(target=run, name=f"grade-{grade_id}", daemon=True)
+    thread.start()
+    thread.join(CELL_LIMIT)
+    if thread.is_alive():
+        work = box.get("work")
+        if work is not None:
+            work.close()  # ends the learner's processes; the checks' own waits then end too
+        thread.join(10)
+        verdict.text = f"grading did not finish within {CELL_LIMIT:.0f} s (a time-out of the grader, not a zero)"
+    elif "status" in box:
+        verdict.status, verdict.text = box["status"]
+    verdict.seconds = round(time.monotonic() - started, 2)
+    return verdict, flags.refused(log)
+
+
+def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdicts:
+    """Grade ``student``'s submission of ``stage_name`` in ``course``."""
+    started = time.monotonic()
+    # jsonschema would build rfc3987's grammar at import (a second of CPU); no check uses "format".
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    stage = stage_name[:2]
+    folder = course / "submitted" / student / stage_name
+    submission = Submission.read(student, stage, folder, f"{stage_name}.ipynb")
+    result = Verdicts(student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
+    points = graded_cells(course, stage_name)
+    found: list[flags.Flag] = []
+    if submission.problem:
+        kind = "not-submitted" if "no " in submission.problem else "unreadable"
+        found.append(flags.Flag(kind, submission.problem))
+        for grade_id, most in points.items():
+            result.cells[grade_id] = CellVerdict(grade_id, most, "failed", submission.problem)
+    else:
+        texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
+        found += flags.scan(stage, texts)
+        keys = secret.Keys(secret.load(course), student, stage)
+        with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
+            scratch = Path(tmp)
+            scratch.chmod(0o755)  # the sandbox user reaches its copy through here
+            for grade_id, most in points.items():
+                verdict, refused = grade_cell(submission, grade_id, most, keys, scratch, slot)
+                result.cells[grade_id] = verdict
+                found += refused
+                if verdict.status == "error":
+                    found.append(flags.Flag("grading-failed", f"{grade_id}: {verdict.text.splitlines()[0]}"))
+    result.flags = [f.as_dict() for f in dict.fromkeys(found)]
+    result.seconds = round(time.monotonic() - started, 2)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (3, 4):
+        print("usage: python -m grader.grading.grade COURSE STAGE STUDENT [SLOT]", file=sys.stderr)
+        return 2
+    slot = int(args[3]) if len(args) == 4 else 0
+    print(grade(Path(args[0]).resolve(), args[1], args[2], slot).as_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
