@@ -66,10 +66,28 @@ def lab_environment(config_dir: Path = CONFIG_DIR) -> dict[str, str]:
     return env
 
 
+# JupyterLab's start in two halves: its imports (seconds: JupyterLab, nbgrader, the language server
+# extension), while `mcp-lab lab` makes the workspace; then, once it writes "go" on stdin, the server
+# itself. So the port answers only over a ready workspace, and the imports cost no wall time.
+PRELOAD = ("nbgrader.server_extensions.validate_assignment", "jupyter_lsp", "jupyter_server_terminals")
+START = f"""
+import sys
+sys.modules[{SLOW_IMPORT!r}] = None
+from jupyterlab.labapp import main
+for name in {PRELOAD!r}:
+    try:
+        __import__(name)
+    except Exception:
+        pass
+if sys.stdin.readline().strip() == "go":
+    sys.exit(main())
+"""
+
+
 def lab_command(workspace: Path = WORKSPACE, extra: Sequence[str] = (), notebook: str = "") -> list[str]:
-    """``python -m jupyterlab`` on ``workspace``; ``/`` (and the browser it opens) leads to ``notebook``."""
-    start = f"import sys; sys.modules[{SLOW_IMPORT!r}] = None; from jupyterlab.labapp import main; sys.exit(main())"
-    command = [sys.executable, "-c", start, f"--ServerApp.root_dir={workspace}"]
+    """JupyterLab on ``workspace`` once "go" comes on its stdin; ``/`` (and the browser it opens) leads
+    to ``notebook``."""
+    command = [sys.executable, "-c", START, f"--ServerApp.root_dir={workspace}"]
     if notebook:
         command.append(f"--LabApp.default_url=/lab/tree/{urllib.parse.quote(notebook)}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -136,16 +154,15 @@ def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
 
 
 def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn:
-    """Start JupyterLab on ``workspace``, bring the workspace up to date meanwhile (`prepare`), run
-    JupyterLab until Ctrl-C, then exit.
+    """Bring the workspace up to date (`prepare`) while JupyterLab loads, then serve it until Ctrl-C;
+    then exit.
 
-    JupyterLab starts first (seconds of imports, on the other core) while nbgrader releases the
-    stages; the Validate button reads the workspace's nbgrader_config.py at each request, so it
-    may come after. JupyterLab's own log goes to ``.mcp-lab/jupyterlab.log`` in the workspace; once
-    it answers HTTP and the workspace is ready, one line says where to open it: the first notebook
-    not passed yet. It runs in a process group of its own, so that Ctrl-C (or SIGTERM, SIGHUP)
-    reaches this process alone, which then stops JupyterLab with SIGTERM: its orderly shutdown,
-    kernels included, with no y/n prompt."""
+    JupyterLab's imports run on the other core while nbgrader releases the stages; its server
+    starts once the workspace is ready (see START). Its own log goes to ``.mcp-lab/jupyterlab.log``
+    in the workspace; once it answers HTTP, one line says where to open it: the first notebook not
+    passed yet. It runs in a process group of its own, so that Ctrl-C (or SIGTERM, SIGHUP) reaches
+    this process alone, which then stops JupyterLab with SIGTERM: its orderly shutdown, kernels
+    included, with no y/n prompt."""
     write_config()
     notebook = first_notebook(workspace)
     log_path = workspace / LOG
@@ -158,7 +175,7 @@ def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn
             lab_command(workspace, extra, notebook),
             cwd=workspace,
             env=lab_environment(),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=log,
             stderr=subprocess.STDOUT,
             process_group=0,
@@ -167,12 +184,17 @@ def open_lab(workspace: Path = WORKSPACE, extra: Sequence[str] = ()) -> NoReturn
     try:
         prepare(workspace)
         print("JupyterLab: starting...", end=" ", flush=True)
+        assert process.stdin is not None
+        with contextlib.suppress(OSError):  # it died loading: wait_until_serving says so
+            process.stdin.write(b"go\n")
+        with contextlib.suppress(OSError):
+            process.stdin.close()
         info = wait_until_serving(process)
         if info is None:
             print(f"failed (exit status {process.returncode}); the end of {shown(log_path)}:")
             print(_tail(log_path), file=sys.stderr)
             raise SystemExit(process.returncode or 1)
-        print(f"ready in {time.monotonic() - started:.1f} s (started with the workspace; log: {shown(log_path)})")
+        print(f"ready in {time.monotonic() - started:.1f} s (loaded beside the workspace; log: {shown(log_path)})")
         print(f"JupyterLab is running: {lab_url(info, notebook)} (Ctrl-C to stop)", flush=True)
         code = process.wait()  # until Ctrl-C, or File > Shut Down in JupyterLab
     except KeyboardInterrupt:
