@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,6 +70,7 @@ class Server:
         self.timeout = timeout
         # The harness starts it with this environment less PYTHONUNBUFFERED, plus ``env``.
         self.probe = Probe(self.argv, timeout, env=env, name="learner")
+        self.notices: list[Any] = []  # what the server sent of its own accord (notifications, requests)
 
     def __enter__(self) -> Server:
         return self
@@ -87,19 +89,34 @@ class Server:
             self._died(f"could not send {show(data)}: the server's stdin is closed")
 
     def next_line(self, sent: Any, check: str) -> Any:
-        """The next stdout line as JSON; a teaching failure if none comes or it is not JSON."""
-        item = self.probe.read(self.timeout)
-        if item is None:
-            self._no_reply(sent, check)
-        if not item.json_ok:
-            raise Failure(
-                "stdout-json-lines",
-                "a stdout line is not JSON: stdout carries protocol messages only",
-                sent=show(sent),
-                received=show(item.line.data),
-                stderr=self.probe.stderr_tail(),
-            )
-        return item.message
+        """The next response (or batch of responses) on stdout; a teaching failure if none comes or a
+        line is not JSON. The server's own messages in between are a client's business, as stage 06
+        teaches: a notification is kept in :attr:`notices`, a ping is answered, another request is
+        refused with -32601; then the wait goes on."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            item = self.probe.read(max(0.0, deadline - time.monotonic()))
+            if item is None:
+                self._no_reply(sent, check)
+            if not item.json_ok:
+                raise Failure(
+                    "stdout-json-lines",
+                    "a stdout line is not JSON: stdout carries protocol messages only",
+                    sent=show(sent),
+                    received=show(item.line.data),
+                    stderr=self.probe.stderr_tail(),
+                )
+            message = item.message
+            if not (isinstance(message, dict) and isinstance(message.get("method"), str)):
+                return message
+            self.notices.append(message)
+            if "id" in message:  # the server's own request: answer it, as a client must
+                answer = (
+                    {"result": {}}
+                    if message["method"] == "ping"
+                    else {"error": {"code": -32601, "message": f"Method not found: {message['method']}"}}
+                )
+                self.probe.send_raw(encode({"jsonrpc": "2.0", "id": message["id"], **answer}))
 
     def expect(self, sent: Any, expected: dict[str, Any], check: str) -> dict[str, Any]:
         """Send ``sent`` and demand the reply ``expected``.
@@ -113,7 +130,7 @@ class Server:
         return reply
 
     def expect_silence(self, sent: Any, check: str = "notification-silence") -> None:
-        """Send ``sent``, then a ping: the next line must be the ping's reply, not an answer to ``sent``."""
+        """Send ``sent``, then a ping: the next response must be the ping's, not an answer to ``sent``."""
         self.send(sent)
         ping = request("ping")
         self.send(ping)

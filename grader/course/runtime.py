@@ -78,9 +78,14 @@ PLANS: dict[str, Plan] = {
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
     "06": Plan(frozenset({"child", "client", "session"}), {}, frozenset()),
     "07": Plan(frozenset(), {}, _before("07")),
-    # The clinic: a diagnosis is data; a repair may import what the handed-out servers import.
+    # The clinic: a diagnosis is data; a repaired server is a whole server of the learner's, which may
+    # use the shop's answers (as the handed-out ones do) but no server of the course's.
     "08": Plan(ALL),
-    "09": Plan(frozenset(), {}, frozenset({"errors", "schema", "database", "catalog", "tools", "shop"})),
+    "09": Plan(
+        frozenset({"server", "dispatch", "envelope", "lifecycle", "client", "session", "child"}),
+        {},
+        frozenset({"errors", "schema", "database", "catalog", "tools", "shop"}),
+    ),
 }
 
 

@@ -144,9 +144,12 @@ class Work:
 
     def program(self, name: str, *args: str) -> list[str]:
         """The command that runs the learner's ``NAME.py`` as a program (a whole server)."""
-        self.file(name)
-        inside = f"{self.runner.inside(self.folder)}/{name}.py"
-        return self.command([*self.python(), self._lab("run.py"), inside, *args])
+        return self.run_file(self.file(name), *args)
+
+    def run_file(self, path: Path, *args: str) -> list[str]:
+        """The command that runs ``path`` (in the learner's folder, or a :meth:`scratch` folder of it) as a
+        program, in its own folder, under the guard."""
+        return self.command([*self.python(), self._lab("run.py"), self.inside(path), *args])
 
     def host(self, piece: str) -> list[str]:
         """The command that runs the course's server with the learner's ``piece`` in it."""
