@@ -87,15 +87,18 @@ def ensure_default() -> Path:
     return path
 
 
-def open_readonly(path: Path | str) -> sqlite3.Connection:
+def open_readonly(path: Path | str, immutable: bool = True, shared: bool = False) -> sqlite3.Connection:
     """Open ``path`` read-only: writes fail with ``sqlite3.OperationalError``.
 
     A missing file is an error here (``mode=ro`` never creates one), not a silent empty database.
+    ``immutable=False`` for a copy that this process also writes (the advanced track's write
+    tools): then every read sees the last committed write. ``shared=True``: usable from several
+    threads (the HTTP server's), which must then take turns.
     """
     # mode=ro: writes fail. immutable=1: the file is never changed under us (a rebuild writes a new
     # file and renames it), so sqlite can skip its locks and journal checks on every query.
-    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
-    conn = sqlite3.connect(uri, uri=True)
+    uri = Path(path).resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=not shared)
     conn.execute("PRAGMA query_only = ON")
     # sqlite reads the file lazily: read it now, so that a file that is not a database fails
     # here (sqlite3.DatabaseError) instead of on every tool call.

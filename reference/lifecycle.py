@@ -50,6 +50,7 @@ class Session:
     initialize_seen: bool = False
     initialized: bool = False  # the client sent notifications/initialized
     client_name: str = ""
+    client_version: str = ""  # clientInfo from initialize: who is on the other end, for the audit
 
     @property
     def batches_allowed(self) -> bool:
@@ -87,6 +88,8 @@ class Session:
         client = params.get("clientInfo")
         if isinstance(client, dict) and isinstance(client.get("name"), str):
             self.client_name = client["name"]
+        if isinstance(client, dict) and isinstance(client.get("version"), str):
+            self.client_version = client["version"]
         return {
             "protocolVersion": self.version,
             "capabilities": capabilities,
