@@ -1,0 +1,356 @@
+"""Streamable HTTP (MCP 2025-11-25): the same server over one HTTP endpoint instead of a pipe.
+
+The messages, the dispatcher and the lifecycle are the stdio server's (:class:`reference.server.Server`);
+only the transport differs. One endpoint, ``/mcp``:
+
+- ``POST`` carries one JSON-RPC message. A request is answered in the HTTP response: as
+  ``application/json``, or as an SSE stream of one event (``text/event-stream``) when the client
+  accepts only that. A notification or a response gets ``202 Accepted`` and no body. A body that is
+  not JSON, or not a valid message, gets 400 with the JSON-RPC error (id null).
+- ``GET`` gets ``405``: this server sends no messages of its own (no notifications, no requests of
+  its own), so it offers no stream to listen on. ``DELETE`` ends a session (204); after it, the
+  session's id gets 404.
+- Sessions: the response to ``initialize`` carries ``Mcp-Session-Id``; every later request must
+  send it back (400 without it, 404 for an id that is unknown or ended). Each session is its own
+  :class:`~reference.server.Server`, so its own lifecycle: its negotiated revision and its client's
+  name (for the write audit). All sessions share the shop; one message is handled at a time.
+- Before any of that, :mod:`reference.http_guard`: Origin (403), Host (421), the bearer token
+  (401), Accept (406), MCP-Protocol-Version (400).
+
+It listens on 127.0.0.1 unless told otherwise; port 0 picks a free port (the line on stderr says
+which). SSE events carry no ids, so a broken stream cannot be resumed; none needs to be, as each
+carries one complete reply.
+
+    >>> import http.client, json, threading
+    >>> from reference.server import open_shop
+    >>> httpd = HttpServer(("127.0.0.1", 0), open_shop().server_factory("http"))
+    >>> threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    >>> conn = http.client.HTTPConnection("127.0.0.1", httpd.server_address[1], timeout=10)
+    >>> ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    >>> conn.request("POST", "/mcp", ping, {"Content-Type": "application/json"})
+    >>> response = conn.getresponse(); response.status, json.loads(response.read())["error"]["code"]  # no session
+    (400, -32600)
+    >>> init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "doc", "version": "1"}}
+    >>> conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}),
+    ...              {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    >>> response = conn.getresponse(); session = response.getheader("Mcp-Session-Id"); _ = response.read()
+    >>> response.status, len(session)
+    (200, 32)
+    >>> conn.request("POST", "/mcp", ping, {"Content-Type": "application/json", "Mcp-Session-Id": session})
+    >>> response = conn.getresponse(); response.status, json.loads(response.read())
+    (200, {'jsonrpc': '2.0', 'id': 1, 'result': {}})
+    >>> httpd.shutdown(); httpd.server_close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import signal
+import socket
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from . import sse
+from .framing import MAX_LINE_BYTES, FrameError, decode, encode
+from .http_guard import accepts, host_allowed, is_loopback, origin_allowed, token_ok, version_problem
+
+if TYPE_CHECKING:
+    from .server import Server
+
+ENDPOINT = "/mcp"
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+MAX_BODY = MAX_LINE_BYTES  # the same bound as one stdio line
+MAX_SESSIONS = 100  # past it, the session unused the longest is ended
+PARSE_ERROR_CODE, INVALID_REQUEST_CODE = -32700, -32600
+
+
+def _stderr_line(message: str) -> None:
+    sys.stderr.write(f"[mcp-lab serve] {message}\n")
+    sys.stderr.flush()
+
+
+class Sessions:
+    """One server (one lifecycle) per ``Mcp-Session-Id``. Callers hold the lock."""
+
+    def __init__(self, new_server: Callable[[], Server], limit: int = MAX_SESSIONS) -> None:
+        self.new_server = new_server
+        self.limit = limit
+        self.servers: OrderedDict[str, Server] = OrderedDict()
+
+    def add(self, server: Server) -> str:
+        """Register an initialised server under a new id: 128 random bits, visible ASCII."""
+        session_id = secrets.token_hex(16)
+        self.servers[session_id] = server
+        while len(self.servers) > self.limit:
+            self.servers.popitem(last=False)
+        return session_id
+
+    def get(self, session_id: str) -> Server | None:
+        server = self.servers.get(session_id)
+        if server is not None:
+            self.servers.move_to_end(session_id)
+        return server
+
+    def end(self, session_id: str) -> bool:
+        return self.servers.pop(session_id, None) is not None
+
+
+class HttpServer(ThreadingHTTPServer):
+    """The HTTP server: a thread per connection, the sessions, one message handled at a time."""
+
+    daemon_threads = True
+    block_on_close = False  # Ctrl-C ends it now, not when the last idle keep-alive connection times out
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        new_server: Callable[[], Server],
+        auth_token: str | None = None,
+        log: Callable[[str], None] = _stderr_line,
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, Handler)
+        self.sessions = Sessions(new_server)
+        self.lock = threading.Lock()  # the shop's connections are shared: one message at a time
+        self.auth_token = auth_token
+        self.loopback = is_loopback(address[0])
+        self.log = log
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{f'[{host}]' if ':' in str(host) else host}:{port}{ENDPOINT}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        self.log(f"HTTP connection from {client_address[0]} failed: {type(error).__name__}: {error}")
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: HttpServer
+    protocol_version = "HTTP/1.1"  # keep-alive: a client sends many messages on one connection
+    server_version = "mcp-wire-lab"
+    sys_version = ""
+    timeout = 60  # a connection that sends nothing for this long is closed
+    unread_body = False  # the request's body is still on the connection
+
+    # -- replies ---------------------------------------------------------------------------------
+    def reply(self, status: int, body: bytes = b"", content_type: str | None = None, **headers: str) -> None:
+        self.send_response(status)
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.send_header("Content-Length", str(len(body)))
+        if self.unread_body:  # the rest of the request is still on the connection: end it
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def fail(self, status: int, message: str, code: int = INVALID_REQUEST_CODE, **headers: str) -> None:
+        """An HTTP error, its body a JSON-RPC error without an id (the spec allows one)."""
+        shown = self.path if len(self.path) <= 80 else self.path[:77] + "..."
+        self.server.log(f"{self.command} {shown}: {status} {message}")
+        body = encode({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
+        self.reply(status, body, "application/json", **headers)
+
+    def answer(self, message: Any, json_ok: bool, **headers: str) -> None:
+        """The reply to a request: JSON when the client takes it, else an SSE stream of one event."""
+        if json_ok:
+            self.reply(200, encode(message), "application/json", **headers)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.send_header("Connection", "close")  # the stream ends when the connection does
+        self.close_connection = True
+        self.end_headers()
+        self.wfile.write(sse.event(message))
+        self.wfile.flush()
+
+    # -- routing ---------------------------------------------------------------------------------
+    def do_POST(self) -> None:
+        self.route()
+
+    do_GET = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_HEAD = do_POST
+
+    def route(self) -> None:
+        length = self.headers.get("Content-Length", "0").strip()
+        self.unread_body = "Transfer-Encoding" in self.headers or length not in ("", "0")
+        origin = self.headers.get("Origin")
+        if not origin_allowed(origin):
+            self.fail(403, f"Forbidden: requests from origin {origin} are not accepted (only this machine's)")
+            return
+        if not host_allowed(self.headers.get("Host"), self.server.loopback):
+            self.fail(421, "Misdirected Request: this server answers only to localhost names")
+            return
+        token = self.server.auth_token
+        if token is not None:
+            authorization = self.headers.get("Authorization")
+            if not token_ok(authorization, token):
+                challenge = 'Bearer realm="mcp-lab"'
+                if authorization is not None:
+                    challenge += ', error="invalid_token", error_description="the token is not this server\'s"'
+                self.fail(401, "Unauthorized: send Authorization: Bearer TOKEN", WWW_Authenticate=challenge)
+                return
+        if urlsplit(self.path).path != ENDPOINT:
+            self.fail(404, f"Not Found: the MCP endpoint is {ENDPOINT}")
+            return
+        if self.command == "POST":
+            self.post()
+        elif self.command == "DELETE":
+            self.delete()
+        else:
+            # GET would open a stream for the server's own messages; this server sends none.
+            self.fail(
+                405, f"Method Not Allowed: {self.command}; use POST (and DELETE to end a session)", Allow="POST, DELETE"
+            )
+
+    def version_problem(self, server: Server | None) -> str | None:
+        negotiated = server.session.version if server is not None and server.session.initialize_seen else None
+        return version_problem(self.headers.get(VERSION_HEADER), negotiated)
+
+    def delete(self) -> None:
+        session_id = self.headers.get(SESSION_HEADER)
+        if session_id is None:
+            self.fail(400, f"Bad Request: DELETE needs the {SESSION_HEADER} header of the session to end")
+            return
+        with self.server.lock:
+            server = self.server.sessions.get(session_id)
+            problem = self.version_problem(server)
+            if server is not None and problem is None:
+                self.server.sessions.end(session_id)
+        if server is None:
+            self.fail(404, "Not Found: no such session (it ended, or never began)")
+        elif problem is not None:
+            self.fail(400, f"Bad Request: {problem}")
+        else:
+            self.server.log(f"session {session_id[:8]}... ended by the client (DELETE)")
+            self.reply(204)
+
+    def read_body(self) -> bytes | None:
+        """The request's body, or ``None`` after answering why it cannot be read."""
+        if "Transfer-Encoding" in self.headers:
+            self.fail(411, "Length Required: send the message with a Content-Length")
+            return None
+        length = self.headers.get("Content-Length")
+        if length is None or not length.strip().isdigit():
+            self.fail(411, "Length Required: send the message with a Content-Length")
+            return None
+        size = int(length)
+        if size > MAX_BODY:
+            self.fail(413, f"Content Too Large: a message may have at most {MAX_BODY} bytes")
+            return None
+        body = self.rfile.read(size)
+        self.unread_body = False
+        if len(body) != size:
+            self.close_connection = True
+            return None
+        return body
+
+    def post(self) -> None:
+        content_type = self.headers.get("Content-Type", "")
+        if content_type.split(";")[0].strip().lower() != "application/json":
+            self.fail(415, "Unsupported Media Type: send the message as Content-Type: application/json")
+            return
+        json_ok, sse_ok = accepts(self.headers.get("Accept"))
+        if not (json_ok or sse_ok):
+            self.fail(406, "Not Acceptable: accept application/json or text/event-stream (both, as the spec says)")
+            return
+        body = self.read_body()
+        if body is None:
+            return
+        try:
+            message = decode(body)
+        except FrameError as exc:
+            self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR_CODE)
+            return
+        is_initialize = isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+        session_id = self.headers.get(SESSION_HEADER)
+        headers: dict[str, str] = {}
+        with self.server.lock:
+            sessions = self.server.sessions
+            if session_id is None:
+                if not is_initialize:
+                    problem = (
+                        f"no {SESSION_HEADER} header; send initialize first, then its {SESSION_HEADER} with every "
+                        "request"
+                    )
+                    self.fail(400, f"Bad Request: {problem}")
+                    return
+                server = sessions.new_server()
+            else:
+                found = sessions.get(session_id)
+                if found is None:
+                    self.fail(404, "Not Found: no such session (it ended, or never began); initialize again")
+                    return
+                server = found
+            problem = self.version_problem(server if session_id is not None else None)
+            if problem is not None:
+                self.fail(400, f"Bad Request: {problem}")
+                return
+            reply = server.handle_line(body)
+            if session_id is None and isinstance(reply, dict) and "result" in reply:
+                headers[SESSION_HEADER] = sessions.add(server)
+        if reply is None:  # a notification, or a response: nothing to say
+            self.reply(202, **headers)
+        elif isinstance(reply, dict) and "error" in reply and reply.get("id") is None:
+            # Not a message we could answer (its id unreadable): the HTTP request itself was bad.
+            self.server.log(f"POST {ENDPOINT}: 400 {reply['error']['message']}")
+            self.reply(400, encode(reply), "application/json", **headers)
+        else:
+            self.answer(reply, json_ok, **headers)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """http.server's line per request: only its own errors (ours are logged in :meth:`fail`)."""
+
+    def log_error(self, format: str, *args: Any) -> None:
+        self.server.log("HTTP: " + format % args)
+
+
+def serve_http(
+    new_server: Callable[[], Server],
+    address: tuple[str, int],
+    auth_token: str | None = None,
+    log: Callable[[str], None] = _stderr_line,
+) -> int:
+    """Serve until Ctrl-C (or SIGTERM); the entry point of ``mcp-lab serve --http``."""
+    try:
+        httpd = HttpServer(address, new_server, auth_token, log)
+    except OSError as exc:
+        print(f"mcp-lab serve: cannot listen on {address[0]}:{address[1]}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if not httpd.loopback:
+        log(
+            f"warning: listening on {address[0]}, not only on this machine"
+            + ("" if auth_token else "; anyone who can reach it can use it: add --auth-token")
+        )
+    auth = "; bearer token required" if auth_token else ""
+    log(f"Streamable HTTP on {httpd.url}{auth}; Ctrl-C ends it")
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        httpd.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            httpd.server_close()
+    log("stopped")
+    return 0
