@@ -1,6 +1,8 @@
 """``mcp-lab``: the command line of MCP Wire Lab.
 
-    mcp-lab serve [--db PATH]                 run the reference shop server on stdio
+    mcp-lab serve [--db PATH] [--allow-writes] [--http HOST:PORT [--auth-token TOKEN]]
+                                              run the reference shop server on stdio (or Streamable HTTP)
+    mcp-lab audit --db PATH                   the write audit of a database copy, one JSON object a line
     mcp-lab session [--timeout S] -- CMD...   a scripted session against any server, as a transcript
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
     mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
@@ -53,8 +55,13 @@ def build_parser() -> Parser:
     parser = Parser(prog="mcp-lab", description="MCP Wire Lab: learn, build and check stdio MCP servers.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", help="run the reference shop server on stdin/stdout")
-    serve.add_argument("--db", metavar="PATH", help="the shop database (default: the embedded one)")
+    from reference.server import add_serve_options
+
+    serve = commands.add_parser("serve", help="run the reference shop server on stdin/stdout (or over HTTP)")
+    add_serve_options(serve)
+
+    audit = commands.add_parser("audit", help="print the write audit of a database copy, one JSON object a line")
+    audit.add_argument("--db", metavar="PATH", required=True, help="the database copy the write tools wrote")
 
     session = commands.add_parser("session", help="run a scripted session against a server command")
     session.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="S", help="per reply")
@@ -138,7 +145,9 @@ def run(argv: Sequence[str]) -> int:
     if args.command == "serve":
         from reference.server import run as serve
 
-        return serve(args.db)
+        return serve(args.db, args.allow_writes, args.http, args.auth_token)
+    if args.command == "audit":
+        return audit_command(args)
     if args.command == "session":
         from reference.session import run_session
 
@@ -164,6 +173,24 @@ def run(argv: Sequence[str]) -> int:
         print(f"built the shop database at {path}")
         return 0
     raise UsageError(f"mcp-lab: unknown command {args.command}")
+
+
+def audit_command(args: argparse.Namespace) -> int:
+    import json
+    import sqlite3
+    from pathlib import Path
+
+    from reference.audit import read
+
+    path = Path(args.db)
+    if not path.is_file():
+        raise UsageError(f"mcp-lab audit: no database at {path}")
+    try:
+        for entry in read(path):
+            print(json.dumps(entry, ensure_ascii=False))
+    except sqlite3.Error as exc:
+        raise UsageError(f"mcp-lab audit: cannot read the audit of {path}: {exc}") from None
+    return 0
 
 
 def check_command(args: argparse.Namespace) -> int:

@@ -4,8 +4,15 @@ It reads one message per line from stdin and writes one reply per request to std
 each. Logs go to stderr only: stdout is the protocol channel and carries nothing else. At end
 of input (the client closed our stdin) it exits with status 0; a closed stdout ends it quietly.
 
+Beside the tools it serves the shop's resources and prompts (:mod:`reference.resources`,
+:mod:`reference.prompts`) and declares exactly what it serves in ``capabilities``. With
+``--allow-writes`` and a database copy it also offers the audited write tools
+(:mod:`reference.writes`); with ``--http`` the same server speaks Streamable HTTP
+(:mod:`reference.streamable_http`), one :class:`Server` per session.
+
     $ mcp-lab serve                      # the embedded shop, built on first use
     $ mcp-lab serve --db /tmp/shop.db    # or python -m reference.server --db /tmp/shop.db
+    $ mcp-lab serve --allow-writes --db /tmp/shop.db --http 127.0.0.1:8000 --auth-token TOKEN
 
     >>> import io
     >>> out = io.BytesIO()
@@ -17,11 +24,14 @@ of input (the client closed our stdin) it exits with status 0; a closed stdout e
 
 from __future__ import annotations
 
+import argparse
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from . import database, envelope
 from .dispatch import Dispatcher
@@ -30,13 +40,23 @@ from .framing import read_frame, write_frame
 from .lifecycle import LATEST, Session
 
 if TYPE_CHECKING:
+    from .prompts import Prompts
+    from .resources import Resources
     from .tools import Toolbox
+    from .writes import Writes
 
 SERVER_INFO = {"name": "mcp-wire-lab-shop", "title": "MCP Wire Lab shop", "version": "0.1.0"}
 INSTRUCTIONS = (
     "A read-only view of a small online shop: customers, products and orders. Use count_orders "
     "and list_orders for questions about orders by status, get_order for one order's items, and "
     "search_products to find products. Money is in integer cents."
+)
+WRITE_INSTRUCTIONS = (
+    "A view of a small online shop, on a copy of its database that may be changed: customers, "
+    "products and orders. Use count_orders and list_orders for questions about orders by status, "
+    "get_order for one order's items, and search_products to find products. cancel_order and "
+    "add_order_note change the copy: ask the user first; every attempt is audited. Money is in "
+    "integer cents."
 )
 
 
@@ -52,18 +72,38 @@ class Server:
     read_frame = staticmethod(read_frame)
     write_frame = staticmethod(write_frame)
 
-    def __init__(self, toolbox: Toolbox | None) -> None:
+    def __init__(
+        self,
+        toolbox: Toolbox | None,
+        resources: Resources | None = None,
+        prompts: Prompts | None = None,
+        writes: Writes | None = None,
+        transport: str = "stdio",
+    ) -> None:
         # No toolbox: the tools/list and tools/call handlers are plugged in by whoever runs the
         # loop (stage 05 of the course plugs in the learner's; until then both are refused).
+        # No resources or prompts: their methods are not served (-32601) and not declared.
         self.session = Session()
         self.toolbox = toolbox
+        self.resources = resources
+        self.prompts = prompts
+        self.writes = writes
+        self.transport = transport  # for the write audit: how the client reached us
+        methods: dict[str, Callable[[Any], Any]] = {
+            "initialize": self.initialize,
+            "ping": lambda params: {},
+            "tools/list": self.list_tools,
+            "tools/call": self.call_tool,
+        }
+        if resources is not None:
+            methods["resources/list"] = resources.list
+            methods["resources/templates/list"] = resources.templates
+            methods["resources/read"] = resources.read
+        if prompts is not None:
+            methods["prompts/list"] = prompts.list
+            methods["prompts/get"] = prompts.get
         self.dispatcher = Dispatcher(
-            methods={
-                "initialize": self.initialize,
-                "ping": lambda params: {},
-                "tools/list": self.list_tools,
-                "tools/call": self.call_tool,
-            },
+            methods=methods,
             notifications={
                 "notifications/initialized": self.initialized,
                 # Every request is answered before the next line is read, so by the time a
@@ -74,8 +114,19 @@ class Server:
             log=log,
         )
 
+    def capabilities(self) -> dict[str, Any]:
+        """What this server serves, and nothing else: a client believes the list."""
+        capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
+        if self.resources is not None:
+            capabilities["resources"] = {"subscribe": False, "listChanged": False}
+        if self.prompts is not None:
+            capabilities["prompts"] = {"listChanged": False}
+        return capabilities
+
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        result = self.session.initialize(params, SERVER_INFO, {"tools": {"listChanged": False}}, INSTRUCTIONS)
+        writes_on = self.writes is not None and self.writes.allowed
+        instructions = WRITE_INSTRUCTIONS if writes_on else INSTRUCTIONS
+        result = self.session.initialize(params, SERVER_INFO, self.capabilities(), instructions)
         log(f"initialize: client {self.session.client_name or '?'}, revision {self.session.version}")
         return result
 
@@ -91,6 +142,14 @@ class Server:
         if self.toolbox is None:
             raise RpcError(METHOD_NOT_FOUND, "tools/call: this server has no tools plugged in")
         session = self.session
+        name, writes = params.get("name"), self.writes
+        if writes is not None and isinstance(name, str) and name in writes.names:
+            from .audit import Provenance  # the advanced track's: a server without writes never loads it
+
+            who = Provenance(session.client_name, session.client_version, self.transport)
+            if writes.allowed:
+                return writes.call(params, who, session.bad_arguments_are_tool_errors, session.structured_output)
+            writes.refuse(params, who)  # audited, then answered below as the unknown tool it is here
         return self.toolbox.call(params, session.bad_arguments_are_tool_errors, session.structured_output)
 
     def handle_line(self, line: bytes) -> Any:
@@ -114,24 +173,81 @@ class Server:
                 self.write_frame(stdout, reply)
 
 
-def make_server(db: Path | str | None = None) -> Server:
-    """The shop server: the loop, the lifecycle and the shop's tools over the database at ``db``."""
-    from .shop import shop_toolbox  # here, not at the top: the loop runs without the shop too
+@dataclass
+class Shop:
+    """The shop's pieces, opened once and shared by every session (stdio has one, HTTP one per client)."""
 
+    toolbox: Toolbox
+    resources: Resources
+    prompts: Prompts
+    writes: Writes | None  # only for a writable copy; its tools are offered only when writes.allowed
+
+    def server(self, transport: str = "stdio") -> Server:
+        return Server(self.toolbox, self.resources, self.prompts, self.writes, transport)
+
+    def server_factory(self, transport: str) -> Callable[[], Server]:
+        return lambda: self.server(transport)
+
+
+def open_shop(db: Path | str | None = None, allow_writes: bool = False, shared: bool = False) -> Shop:
+    """Open the shop at ``db`` (default: the embedded one). ``shared``: for several threads (HTTP).
+
+    Raises ``ValueError`` for ``allow_writes`` without a writable copy of the shop.
+    """
+    # Here, not at the top: the loop runs without the shop too.
+    from .prompts import Prompts
+    from .resources import Resources
+    from .shop import shop_tools
+    from .tools import Toolbox
+    from .writes import Writes, why_not_writable
+
+    refusal = why_not_writable(db)
+    if allow_writes and refusal is not None:
+        raise ValueError(refusal)
     path = Path(db) if db is not None else database.ensure_default()
-    return Server(shop_toolbox(database.open_readonly(path)))
+    # A copy may be written (by the write tools, or by the audit of a refused write): its reads
+    # must see every commit. The embedded database never changes under us: immutable.
+    copy = db is not None and refusal is None
+    conn = database.open_readonly(path, immutable=not copy, shared=shared)
+    writes = Writes(path, allowed=allow_writes) if copy else None
+    tools = shop_tools(conn) + (writes.tools() if writes is not None and allow_writes else [])
+    resources = Resources(conn)
+    return Shop(Toolbox(tools), resources, Prompts(conn, resources), writes)
 
 
-def run(db: Path | str | None = None) -> int:
-    """Serve on this process's stdin/stdout; the entry point of ``mcp-lab serve``."""
+def make_server(db: Path | str | None = None, allow_writes: bool = False) -> Server:
+    """The shop server: the loop, the lifecycle, the shop's tools, resources and prompts over ``db``."""
+    return open_shop(db, allow_writes).server()
+
+
+def run(
+    db: Path | str | None = None,
+    allow_writes: bool = False,
+    http: tuple[str, int] | None = None,
+    auth_token: str | None = None,
+) -> int:
+    """Serve on this process's stdin/stdout, or over HTTP; the entry point of ``mcp-lab serve``."""
     if db is not None and not Path(db).is_file():
         print(f"mcp-lab serve: no database at {db} (build one with: mcp-lab db build {db})", file=sys.stderr)
         return 2
+    if auth_token is not None and http is None:
+        print("mcp-lab serve: --auth-token protects the HTTP endpoint: use it with --http HOST:PORT", file=sys.stderr)
+        return 2
     try:
-        server = make_server(db)
+        shop = open_shop(db, allow_writes, shared=http is not None)
+    except ValueError as exc:
+        print(f"mcp-lab serve: {exc}", file=sys.stderr)
+        return 2
     except (sqlite3.Error, OSError) as exc:
         print(f"mcp-lab serve: cannot open the database: {exc}", file=sys.stderr)
         return 2
+    if allow_writes:
+        log(f"writes allowed on {db}: every attempt is audited (mcp-lab audit --db {db})")
+    if http is not None:
+        from .streamable_http import serve_http
+
+        return serve_http(shop.server_factory("http"), http, auth_token, log)
+    server = shop.server()
     log(f"serving the shop, revision {LATEST}; stdin closed ends the server")
     try:
         return server.serve(sys.stdin.buffer, sys.stdout.buffer)
@@ -144,14 +260,52 @@ def run(db: Path | str | None = None) -> int:
         return 130
 
 
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        usage = "[--db PATH] [--allow-writes] [--http HOST:PORT [--auth-token TOKEN]]"
+        raise _Usage(f"{self.prog}: {message} (usage: {self.prog} {usage})")
+
+
+def address(text: str) -> tuple[str, int]:
+    """``--http HOST:PORT`` as argparse reads it."""
+    from .http_guard import parse_address
+
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_serve_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``mcp-lab serve`` and ``python -m reference.server``: one list for both."""
+    parser.add_argument("--db", metavar="PATH", help="the shop database (default: the embedded one)")
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="offer the write tools, on the copy given with --db (never the embedded database); all audited",
+    )
+    parser.add_argument(
+        "--http",
+        type=address,
+        metavar="HOST:PORT",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any free port)",
+    )
+    parser.add_argument("--auth-token", metavar="TOKEN", help="with --http: require Authorization: Bearer TOKEN")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == []:
-        return run()
-    if len(args) == 2 and args[0] == "--db":
-        return run(args[1])
-    print("usage: python -m reference.server [--db PATH]", file=sys.stderr)
-    return 2
+    parser = _Parser(prog="python -m reference.server", description="The reference shop server.")
+    add_serve_options(parser)
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except _Usage as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return run(args.db, args.allow_writes, args.http, args.auth_token)
 
 
 if __name__ == "__main__":

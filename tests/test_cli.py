@@ -24,6 +24,14 @@ WRONG = {
     "serve-extra-word": ["serve", "extra"],
     "serve-db-without-path": ["serve", "--db"],
     "serve-missing-db": ["serve", "--db", "/nonexistent/dir/shop.db"],
+    "serve-allow-writes-without-db": ["serve", "--allow-writes"],
+    "serve-allow-writes-missing-db": ["serve", "--allow-writes", "--db", "/nonexistent/dir/shop.db"],
+    "serve-http-not-an-address": ["serve", "--http", "localhost"],
+    "serve-http-bad-port": ["serve", "--http", "127.0.0.1:99999"],
+    "serve-http-ipv6-without-brackets": ["serve", "--http", "::1:8000"],
+    "serve-auth-token-without-http": ["serve", "--auth-token", "T"],
+    "audit-without-db": ["audit"],
+    "audit-missing-db": ["audit", "--db", "/nonexistent/dir/shop.db"],
     "session-no-command": ["session"],
     "session-nothing-after-dashes": ["session", "--"],
     "session-bad-timeout": ["session", "--timeout", "abc", "--", sys.executable],
@@ -66,7 +74,9 @@ def test_main_returns_2_in_process(args: list[str], capsys: pytest.CaptureFixtur
     assert captured.out == "" and len(captured.err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("args", [["--help"], ["serve", "--help"], ["session", "--help"], ["db", "build", "-h"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["serve", "--help"], ["audit", "--help"], ["session", "--help"], ["db", "build", "-h"]]
+)
 def test_help_exits_0(args: list[str]) -> None:
     done = run_cli(args)
     assert done.returncode == 0 and b"usage:" in done.stdout and done.stderr == b""

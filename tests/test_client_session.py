@@ -279,7 +279,7 @@ def test_client_full_session(shop_db: Path, oracle: ShopOracle) -> None:
             client.request("tools/call", {"name": "no_such_tool"})
         assert caught.value.code == -32602
         with pytest.raises(ClientError) as caught:
-            client.request("resources/list")
+            client.request("resources/subscribe", {"uri": "shop://schema"})
         assert caught.value.code == -32601
         assert client.notifications == [] and client.noise == []
         child = client.child

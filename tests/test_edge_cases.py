@@ -59,7 +59,11 @@ def tool_error(id: Any, problem: str) -> dict[str, Any]:
 def init_result(version: str) -> dict[str, Any]:
     return {
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {
+            "tools": {"listChanged": False},
+            "resources": {"subscribe": False, "listChanged": False},
+            "prompts": {"listChanged": False},
+        },
         "serverInfo": SERVER_INFO,
         "instructions": INSTRUCTIONS,
     }

@@ -394,7 +394,9 @@ PARAMS: dict[str, st.SearchStrategy[Any]] = {
     "tools/list": st.fixed_dictionaries({}, optional={"cursor": st.none() | TEXT | JSON}),
     "tools/call": call_params(),
 }
-OTHER_METHODS = st.sampled_from(["tools/lisst", "resources/list", "prompts/get", "logging/setLevel", ""]) | TEXT
+# Methods the reference does not serve (resources/list and prompts/get it does: not modelled here).
+OTHER_METHODS = st.sampled_from(["tools/lisst", "resources/subscribe", "completion/complete", "logging/setLevel", ""])
+OTHER_METHODS |= TEXT.filter(lambda method: not method.startswith(("resources/", "prompts/")))
 NOTIFICATIONS = st.sampled_from(["notifications/initialized", "notifications/cancelled", "initialize", "ping"])
 
 

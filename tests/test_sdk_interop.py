@@ -171,12 +171,22 @@ GENERIC_RESULTS: dict[str, type[BaseModel]] = {
     "ping": mcp_types.EmptyResult,
     "tools/list": mcp_types.ListToolsResult,
     "tools/call": mcp_types.CallToolResult,
+    "resources/list": mcp_types.ListResourcesResult,
+    "resources/templates/list": mcp_types.ListResourceTemplatesResult,
+    "resources/read": mcp_types.ReadResourceResult,
+    "prompts/list": mcp_types.ListPromptsResult,
+    "prompts/get": mcp_types.GetPromptResult,
 }
 WIRE_RESULTS: dict[str, type[BaseModel]] = {
     "initialize": wire_2025_11_25.InitializeResult,
     "ping": wire_2025_11_25.Result,
     "tools/list": wire_2025_11_25.ListToolsResult,
     "tools/call": wire_2025_11_25.CallToolResult,
+    "resources/list": wire_2025_11_25.ListResourcesResult,
+    "resources/templates/list": wire_2025_11_25.ListResourceTemplatesResult,
+    "resources/read": wire_2025_11_25.ReadResourceResult,
+    "prompts/list": wire_2025_11_25.ListPromptsResult,
+    "prompts/get": wire_2025_11_25.GetPromptResult,
 }
 
 
@@ -216,6 +226,14 @@ def scripted_exchanges(wire: Wire, version: str) -> list[tuple[dict[str, Any] | 
     ask("tools/call", {"name": "no_such_tool"})
     ask("tools/list", {"cursor": "x"})
     ask("resources/list")
+    ask("resources/templates/list")
+    ask("resources/read", {"uri": "shop://schema"})
+    ask("resources/read", {"uri": "shop://orders/42"})
+    ask("resources/read", {"uri": "shop://orders/042"})  # -32002
+    ask("prompts/list")
+    ask("prompts/get", {"name": "summarise_order", "arguments": {"order_id": "42"}})
+    ask("prompts/get", {"name": "summarise_order"})  # -32602
+    ask("resources/subscribe", {"uri": "shop://schema"})  # not offered: -32601
     ask("ping", request_id="string-id")
     bad(b"{not json")
     bad(b'{"jsonrpc": "2.0", "id": null, "method": "ping"}')
@@ -276,7 +294,8 @@ def test_every_reply_validates_against_the_sdk_types(start_server: Any, version:
         if request["method"] == "initialize":
             assert isinstance(result, mcp_types.InitializeResult)
             assert result.protocol_version == version
-    assert {"initialize", "ping", "tools/list", "tools/call", -32700, -32600, -32601, -32602} <= kinds
+    assert {"initialize", "ping", "tools/list", "tools/call", -32700, -32600, -32601, -32602, -32002} <= kinds
+    assert {"resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"} <= kinds
     assert judged == (6 if structured else 0), "every successful call was judged"
 
 

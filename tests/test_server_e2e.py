@@ -207,7 +207,7 @@ def test_invalid_request(server: Wire, message: Any, answer_id: Any) -> None:
 def test_unknown_method(server: Wire, initialize: bool) -> None:
     if initialize:
         server.initialize()
-    for method in ("tools/lisst", "resources/list", "prompts/list", "m\u00e9thode", ""):
+    for method in ("tools/lisst", "resources/subscribe", "completion/complete", "m\u00e9thode", ""):
         error = server.error(method)
         assert error["code"] == -32601
         assert method in error["message"]
