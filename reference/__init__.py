@@ -15,6 +15,16 @@ One module per idea, in the order the course teaches them:
 - ``child``     launching a server as a child process with bounded reads
 - ``client``    the client: handshake, ids, notifications, shutdown order
 
+The advanced track (stages 10-12), on the same server:
+
+- ``resources``       resources and URI templates: the shop's schema, one order, one product
+- ``prompts``         prompts with arguments: ready-made messages a user picks
+- ``audit``           the write audit: every attempt, who asked, a summary that keeps no long text
+- ``writes``          write tools on a copy of the shop: off by default, one transaction each, audited
+- ``sse``             Server-Sent Events: a JSON-RPC message as an event
+- ``http_guard``      what an HTTP request must pass first: Origin, Host, token, Accept, revision
+- ``streamable_http`` the same server over Streamable HTTP: one endpoint, sessions
+
 Run the server with ``mcp-lab serve`` (or ``python -m reference.server``).
 """
 

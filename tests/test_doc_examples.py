@@ -9,6 +9,14 @@
   the real reply (keys it shows must match; lists in full); one elided with ``...`` must match
   fragment by fragment. A ``->`` line with no ``<-`` after it must get no reply at all. Blocks
   whose ``->`` lines are elided are illustrations and are not replayed.
+- README.md's ```http blocks (Streamable HTTP as raw frames: request line, headers, blank line,
+  body; then the status line, headers, blank line, body) are replayed against a real
+  ``mcp-lab serve --http`` started with the options of the block's ``$ mcp-lab serve`` line, on a
+  free port. The response's status and reason must be the ones shown, each header shown must be
+  there with that value (``...`` elides), and the body must match as a ``<-`` line does (JSON; or
+  text, fragment by fragment); no body shown means an empty one. The random parts are replaced:
+  a request's ``Host`` is the real address, its ``Mcp-Session-Id`` the last one the server issued,
+  and an ``Mcp-Session-Id`` shown in a response stands for any 32 hex digits.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import pkgutil
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -282,6 +291,149 @@ def test_replay_machinery_detects_a_wrong_reply(start_server: Callable[..., Wire
     block = exchanges(f'-> {{"jsonrpc":"2.0","id":"p","method":"ping"}}\n{wrong}\n')
     with pytest.raises(AssertionError):
         replay(start_server(), block)
+
+
+# -- README: Streamable HTTP as raw frames ------------------------------------------------------
+REQUEST_LINE = re.compile(r"^(GET|POST|DELETE|PUT|PATCH|HEAD|OPTIONS) (\S+) HTTP/1\.1$")
+STATUS_LINE = re.compile(r"^HTTP/1\.1 (\d{3}) (.+)$")
+
+
+@dataclass
+class HttpFrame:
+    start: str
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+    in_body: bool = False
+
+    def text(self) -> str:
+        return "\n".join(self.body).strip("\n")
+
+
+def http_frames(text: str) -> tuple[list[str], list[tuple[HttpFrame, HttpFrame]]]:
+    """An ```http block: the ``$ mcp-lab serve`` options, and (request, response) pairs."""
+    options: list[str] = []
+    frames: list[HttpFrame] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            words = line[2:].split()
+            assert words[:2] == ["mcp-lab", "serve"], line
+            options = words[2:]
+        elif REQUEST_LINE.match(line) or STATUS_LINE.match(line):
+            frames.append(HttpFrame(line))
+        elif frames and not frames[-1].in_body:
+            if line == "":
+                frames[-1].in_body = True
+            else:
+                name, sep, value = line.partition(": ")
+                assert sep, f"not a header: {line!r}"
+                frames[-1].headers.append((name, value))
+        elif frames:
+            frames[-1].body.append(line)
+        else:
+            assert not line.strip(), f"text before the first frame: {line!r}"
+    assert len(frames) % 2 == 0, "every request is followed by its response"
+    pairs = list(zip(frames[::2], frames[1::2], strict=True))
+    for request, response in pairs:
+        assert REQUEST_LINE.match(request.start) and STATUS_LINE.match(response.start), (request, response)
+    return options, pairs
+
+
+def text_matches(shown: str, actual: str) -> None:
+    if not elided(shown):
+        assert actual.strip() == shown.strip(), f"the text shows {shown!r}, the server sent {actual!r}"
+        return
+    body, position = squeeze(actual), 0
+    for fragment in re.split("|".join(map(re.escape, ELLIPSES)), shown):
+        piece = squeeze(fragment)
+        found = body.find(piece, position)
+        assert found >= 0, f"README fragment {fragment!r} not in {actual!r}"
+        position = found + len(piece)
+
+
+def replay_http(options: list[str], pairs: list[tuple[HttpFrame, HttpFrame]], shop_db: Path) -> None:
+    from http_support import HttpServer
+
+    served = list(options)
+    if "--http" in served:  # a free port instead of the one shown
+        at = served.index("--http")
+        del served[at : at + 2]
+    if "--db" not in served:
+        served += ["--db", str(shop_db)]
+    server = HttpServer(served)
+    session = None
+    try:
+        for request, shown in pairs:
+            method, path = REQUEST_LINE.match(request.start).groups()  # type: ignore[union-attr]
+            headers = dict(request.headers)
+            headers["Host"] = f"{server.host}:{server.port}"
+            if "Mcp-Session-Id" in headers:
+                assert session is not None, "a session id shown before one was issued"
+                headers["Mcp-Session-Id"] = session
+            body = request.text().encode("utf-8") if request.text() else None
+            reply = server.send(method, body, headers, path=path)
+            where = f"{request.start} ({request.text()[:60]})"
+            status, reason = STATUS_LINE.match(shown.start).groups()  # type: ignore[union-attr]
+            assert (reply.status, HTTPStatus(reply.status).phrase) == (int(status), reason), (where, reply)
+            for name, value in shown.headers:
+                actual = reply.header(name)
+                assert actual is not None, f"{where}: no {name} header in {reply.headers}"
+                if name.lower() == "mcp-session-id":
+                    assert re.fullmatch(r"[0-9a-f]{32}", actual), actual
+                    session = actual
+                else:
+                    text_matches(value, actual)
+            if not shown.text():
+                assert reply.body == b"", f"{where}: no body shown, got {reply.body[:200]!r}"
+            elif shown.text().startswith("{"):
+                matches(shown.text(), reply.body)
+            else:
+                text_matches(shown.text(), reply.body.decode("utf-8"))
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_readme_http_exchanges_match_the_server(shop_db: Path) -> None:
+    blocks = [b for b in fenced_blocks(readme()) if b.lang == "http"]
+    assert blocks, "README.md shows a Streamable HTTP session"
+    for block in blocks:
+        options, pairs = http_frames(block.text)
+        assert pairs, f"README.md line {block.line}: an ```http block with no exchange"
+        try:
+            replay_http(options, pairs, shop_db)
+        except AssertionError as exc:
+            raise AssertionError(f"README.md, the http block at line {block.line}: {exc}") from None
+
+
+HTTP_SAMPLE = """$ mcp-lab serve --http 127.0.0.1:8000
+
+POST /mcp HTTP/1.1
+Content-Type: application/json
+
+{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}
+
+HTTP/1.1 200 OK
+Mcp-Session-Id: 0123456789abcdef0123456789abcdef
+
+{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18",...}}
+
+POST /mcp HTTP/1.1
+Mcp-Session-Id: 0123456789abcdef0123456789abcdef
+Content-Type: application/json
+
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+
+HTTP/1.1 202 Accepted
+"""
+
+
+def test_http_replay_machinery_on_a_sample(shop_db: Path) -> None:
+    options, pairs = http_frames(HTTP_SAMPLE)
+    assert options == ["--http", "127.0.0.1:8000"] and len(pairs) == 2
+    assert pairs[0][0].headers == [("Content-Type", "application/json")] and pairs[1][1].text() == ""
+    replay_http(options, pairs, shop_db)
+    wrong = HTTP_SAMPLE.replace("HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK")
+    with pytest.raises(AssertionError):
+        replay_http(*http_frames(wrong), shop_db)
 
 
 # -- the lessons ------------------------------------------------------------------------------
