@@ -140,6 +140,9 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "mcp-wire-lab"
     sys_version = ""
     timeout = 60  # a connection that sends nothing for this long is closed
+    # The headers and the body go out in two writes: with Nagle's algorithm the body waits for
+    # the client's delayed ACK of the headers, 40 ms a reply. TCP_NODELAY sends it at once.
+    disable_nagle_algorithm = True
     unread_body = False  # the request's body is still on the connection
 
     # -- replies ---------------------------------------------------------------------------------
