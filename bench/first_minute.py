@@ -149,7 +149,8 @@ def main() -> int:
     installer = env.get("MCP_LAB_INSTALLER", "auto")
     print(f"fresh clones of {ROOT} (HEAD {head.strip()}) in {work}")
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, load {load:.2f}; package caches: {caches}")
-    print(f"make lab's installer: MCP_LAB_INSTALLER={installer}\n", flush=True)
+    bytecode = "PYTHONDONTWRITEBYTECODE set" if env.get("PYTHONDONTWRITEBYTECODE") else "bytecode written on import"
+    print(f"make lab's installer: MCP_LAB_INSTALLER={installer}; {bytecode}\n", flush=True)
     failed = False
     try:
         plain = plain_pip(clone(work, "plain-pip"), env, work / "plain-pip.log", args.timeout)

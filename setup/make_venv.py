@@ -89,8 +89,11 @@ def with_uv(uv: str, venv: Path, packages: list[str], log: Path) -> None:
     python = venv / "bin" / "python"
     if not python.exists():
         run([uv, "venv", "--seed", "--no-project", "--allow-existing", "--python", sys.executable, str(venv)], log)
+    # pip compiles what it installs to bytecode; uv leaves that to the first import, which cannot save
+    # it where PYTHONDONTWRITEBYTECODE is set (CI, some shells): every process would compile again.
+    compile_ = ["--compile-bytecode"] if os.environ.get("PYTHONDONTWRITEBYTECODE") else []
     if packages:
-        run([uv, "pip", "install", "--python", str(python), *packages], log)
+        run([uv, "pip", "install", *compile_, "--python", str(python), *packages], log)
 
 
 def with_pip(venv: Path, packages: list[str], log: Path) -> None:

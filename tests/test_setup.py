@@ -97,7 +97,7 @@ def uv() -> str:
 
 def test_the_uv_path_makes_a_working_venv_with_pip_in_it(tmp_path: Path, uv: str) -> None:
     project = tiny_project(tmp_path, '"six"')
-    done = set_up(tmp_path, "-e", str(project), MCP_LAB_INSTALLER="uv")
+    done = set_up(tmp_path, "-e", str(project), MCP_LAB_INSTALLER="uv", PYTHONDONTWRITEBYTECODE="1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("setting up ") and " with uv " in done.stdout  # the pinned one, or one on PATH
     assert len(done.stdout.splitlines()) == 1, "one line of progress, nothing of uv's"
@@ -105,7 +105,9 @@ def test_the_uv_path_makes_a_working_venv_with_pip_in_it(tmp_path: Path, uv: str
     assert "uv = " in (venv / "pyvenv.cfg").read_text(), "uv made this venv"
     assert runs(venv, "import six, tinypkg; print(tinypkg.VALUE)") == "42"
     assert "pip" in runs(venv, "import subprocess, sys; subprocess.run([sys.executable, '-m', 'pip', '--version'])")
-    assert f"{uv} pip install" in (tmp_path / "setup.log").read_text()
+    assert f"{uv} pip install --compile-bytecode" in (tmp_path / "setup.log").read_text()
+    # Where no process may write bytecode, uv compiles at install, as pip does.
+    assert list((venv / "lib").glob("python3*/site-packages/__pycache__/six.*.pyc"))
 
 
 def test_the_pip_path_when_asked_for(tmp_path: Path) -> None:
