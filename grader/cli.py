@@ -9,12 +9,13 @@
                                               check any stdio MCP server, check by check
     mcp-lab gallery list [--reveal] | show NAME [--reveal] | run NAME
                                               the broken-server gallery (the instructor's view)
-    mcp-lab clinic list | run CASE [--seed SEED]
-                                              the gallery as neutral cases drawn from your seed
+    mcp-lab clinic list | run CASE | log CASE | key
+                                              your stage 08 cases (in your stage 08 folder)
     mcp-lab lab [--workspace DIR] [--setup-only] [-- JUPYTER-ARGS...]
                                               the learner's workspace (nbgrader's release), opened in JupyterLab
     mcp-lab progress [--workspace DIR]        per stage: do the public checks pass, and the first failure
     mcp-lab course init DIR | points          the instructor's nbgrader course; points per stage
+    mcp-lab course grade STAGE [--jobs N]     grade every submission outside the learners' kernels
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
 """
@@ -39,6 +40,12 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def positive_int(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got {text!r}")
+    return int(text)
 
 
 def positive_seconds(text: str) -> float:
@@ -101,14 +108,14 @@ def build_parser() -> Parser:
     run_exhibit = gallery_commands.add_parser("run", help="run an exhibit as a stdio server")
     run_exhibit.add_argument("name")
 
-    clinic = commands.add_parser("clinic", help="the gallery as neutral cases, drawn for you from your seed")
+    clinic = commands.add_parser("clinic", help="your stage 08 cases, drawn for you (run in your stage 08 folder)")
     clinic_commands = clinic.add_subparsers(dest="clinic_command", required=True, parser_class=Parser, metavar="ACTION")
-    seed_help = "your clinic seed (default: the one in clinic_seed.txt in this folder)"
-    clinic_list = clinic_commands.add_parser("list", help="your cases and what a host or user sees of each")
-    clinic_list.add_argument("--seed", help=seed_help)
-    clinic_run = clinic_commands.add_parser("run", help="run a case (case-01, ...) as a stdio server")
+    clinic_commands.add_parser("list", help="your cases: live server or host log, and what a host or user sees")
+    clinic_run = clinic_commands.add_parser("run", help="run a live case (case-01, ...) as a stdio server")
     clinic_run.add_argument("case", metavar="CASE")
-    clinic_run.add_argument("--seed", help=seed_help)
+    clinic_log = clinic_commands.add_parser("log", help="a log case's host log, with line numbers")
+    clinic_log.add_argument("case", metavar="CASE")
+    clinic_commands.add_parser("key", help="the answer key of your own cases, for self-study")
 
     lab = commands.add_parser("lab", help="set up the learner's workspace and open it in JupyterLab")
     lab.add_argument("--workspace", metavar="DIR", help="the learner's folder (default: workspace/)")
@@ -123,6 +130,16 @@ def build_parser() -> Parser:
     init = course_commands.add_parser("init", help="make an nbgrader course folder from notebooks/")
     init.add_argument("directory", metavar="DIR")
     course_commands.add_parser("points", help="the points of every stage, and the total")
+    grade = course_commands.add_parser(
+        "grade",
+        help="grade every submission of a stage outside the learners' kernels (in a course folder)",
+        description="Grade every submitted/STUDENT/STAGE/ of the course in the current folder: the learners' "
+        "code runs in a sandbox, the verdicts go into nbgrader's gradebook (generate_feedback and export work "
+        "as before), and a table shows each student's score, maximum and flags.",
+    )
+    grade.add_argument("stage", metavar="STAGE", help="the assignment, e.g. 02-messages")
+    grade.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="at once")
+    grade.add_argument("--course", metavar="DIR", default=".", help="the course folder (default: here)")
 
     db = commands.add_parser("db", help="the shop database")
     db_commands = db.add_subparsers(dest="db_command", required=True, parser_class=Parser, metavar="ACTION")
@@ -243,6 +260,14 @@ def course_cli(args: argparse.Namespace) -> int:
         for result in results:
             print(result.line(width))
         return 0
+    if args.course_command == "grade":
+        from .grading.command import GradeError
+        from .grading.command import run as grade
+
+        try:
+            return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs)
+        except GradeError as exc:
+            raise UsageError(f"mcp-lab course grade: {exc}") from None
     if args.course_command == "points":
         chosen = build.stages()
         width = max(len(s.name) for s in chosen)
@@ -255,6 +280,9 @@ def course_cli(args: argparse.Namespace) -> int:
         chosen = build.init_course(directory)
     except FileExistsError as exc:
         raise UsageError(f"mcp-lab course init: {exc}") from None
+    from .grading import secret
+
+    secret.create(directory)
     print(f"made the nbgrader course {directory} with {len(chosen)} stages:")
     for stage in chosen:
         print(f"  source/{stage.name}/{stage.notebook}")

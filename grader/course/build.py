@@ -17,8 +17,10 @@ touched again; a stage added to the course later appears on the next run.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import secrets
 import shutil
 import sys
 from dataclasses import dataclass
@@ -148,13 +150,28 @@ def write_course(course: Path, chosen: list[Stage] | None = None) -> list[Stage]
     (course / "nbgrader_config.py").write_text(config_text(), encoding="utf-8")
     for stage in chosen:
         target = course / "source" / stage.name
+        salt = _clinic_salt(target)
         if target.exists():
             shutil.rmtree(target)
         write(stage.text, target / stage.notebook)
         for extra in stage.folder.iterdir():  # data files a stage ships beside its text
             if extra.is_file() and extra != stage.text:
                 shutil.copy2(extra, target / extra.name)
+        if stage.name.startswith(CLINIC_STAGE):
+            # The course's own salt for the clinic's draws (kept when the course is rewritten):
+            # released with the notebook, so that each learner's notebook draws their cases.
+            (target / "clinic.json").write_text(json.dumps({"salt": salt}) + "\n", encoding="utf-8")
     return chosen
+
+
+CLINIC_STAGE = "08-"
+
+
+def _clinic_salt(target: Path) -> str:
+    try:
+        return json.loads((target / "clinic.json").read_text(encoding="utf-8"))["salt"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return secrets.token_hex(8)
 
 
 def init_course(course: Path) -> list[Stage]:

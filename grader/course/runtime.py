@@ -51,6 +51,14 @@ TEACHES: dict[str, str | None] = {
     "child": "06",
     "client": "06",
     "session": "06",
+    # The advanced track: resources and prompts (10), audited writes (11), Streamable HTTP (12).
+    "resources": "10",
+    "prompts": "10",
+    "writes": "11",
+    "audit": "11",
+    "streamable_http": "12",
+    "http_guard": "12",
+    "sse": "12",
 }
 
 

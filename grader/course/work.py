@@ -73,10 +73,21 @@ class Work:
     """One learner's files for one stage, and the processes that run them."""
 
     def __init__(
-        self, folder: Path, stage: str, runner: Runner = LOCAL, db: Path | None = None, guard_log: Path | None = None
+        self,
+        folder: Path,
+        stage: str,
+        runner: Runner = LOCAL,
+        db: Path | None = None,
+        guard_log: Path | None = None,
+        answers: dict[str, Any] | None = None,
+        student: str = "",
+        salt: str = "",
     ) -> None:
         self.folder = Path(folder).resolve()
         self.stage = stage
+        self.answers = answers or {}  # the learner's answers that are values, read as data
+        self.student = student  # who the learner is (the clinic draws their cases from it)
+        self.salt = salt  # the course's salt for those draws
         self.runner = runner
         self.runtime = runner.runtime(stage)
         self.db = (db if db is not None else database.ensure_default()).resolve()
@@ -159,6 +170,12 @@ class Work:
     def peer(self, name: str, *args: str) -> list[str]:
         """A peer server's command *as the learner's code sees it* (to hand to their code)."""
         return [*self.python(), self._lab("peers", f"{name}.py"), *args]
+
+    def answer(self, name: str) -> Any:
+        """The learner's answer ``name`` (a value, such as stage 08's ``diagnosis``)."""
+        if name not in self.answers:
+            raise Failure("module", f"there is no {name} yet: run the cell that sets {name} = {{...}}")
+        return self.answers[name]
 
     # -- the learner's functions -----------------------------------------------------------------
     def harness(self) -> Harness:

@@ -28,6 +28,7 @@ from pathlib import Path
 from . import flags
 from .grade import Verdicts, graded_cells
 from .nbhook import verdicts_path
+from .submission import Submission
 
 SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
 
@@ -116,7 +117,9 @@ def grade_stage(course: Path, stage: str, jobs: int, out: object = None) -> list
             log = (result.get("log") or "").strip().splitlines()
             rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
     _read_gradebook(course, stage, rows, verdicts)
-    _copies(verdicts, rows)
+    release = course / "release" / stage
+    blank = Submission.read("", stage[:2], release, f"{stage}.ipynb").digest()
+    _copies(verdicts, rows, blank)
     summary = course / "grading" / stage / "summary.json"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text(json.dumps([r.__dict__ for r in rows.values()], indent=1), encoding="utf-8")
@@ -161,11 +164,11 @@ def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: di
                 row.status = "grading failed"
 
 
-def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row]) -> None:
-    """Flag submissions whose graded files are identical to another student's."""
+def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row], blank: str) -> None:
+    """Flag submissions whose graded files are identical to another student's (the release's own aside)."""
     by_digest: dict[str, list[str]] = {}
     for student, found in verdicts.items():
-        if found.cells and any(c.status == "passed" for c in found.cells.values()):
+        if found.digest != blank:
             by_digest.setdefault(found.digest, []).append(student)
     for students in by_digest.values():
         for student in students if len(students) > 1 else []:

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.course import clinic
 from grader.course.checks import cells
 from grader.course.expect import Failure
 from grader.course.work import Work
@@ -86,7 +87,7 @@ def _run_cell(work: Work, stage: str, grade_id: str, keys: secret.Keys) -> None:
 
 
 def grade_cell(
-    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int
+    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
 ) -> tuple[CellVerdict, list[flags.Flag]]:
     """One cell, in a fresh copy of the learner's files, bounded by :data:`CELL_LIMIT`."""
     folder = scratch / grade_id
@@ -101,7 +102,16 @@ def grade_cell(
 
     def run() -> None:
         try:
-            with Work(folder / "work", submission.stage, runner, database.ensure_default(), guard_log=log) as work:
+            with Work(
+                folder / "work",
+                submission.stage,
+                runner,
+                database.ensure_default(),
+                guard_log=log,
+                answers=submission.values,
+                student=submission.student,
+                salt=salt,
+            ) as work:
                 box["work"] = work
                 _run_cell(work, submission.stage, grade_id, keys)
             box["status"] = ("passed", "")
@@ -145,11 +155,12 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
         texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
         found += flags.scan(stage, texts)
         keys = secret.Keys(secret.load(course), student, stage)
+        course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
             scratch = Path(tmp)
             scratch.chmod(0o755)  # the sandbox user reaches its copy through here
             for grade_id, most in points.items():
-                verdict, refused = grade_cell(submission, grade_id, most, keys, scratch, slot)
+                verdict, refused = grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
                 result.cells[grade_id] = verdict
                 found += refused
                 if verdict.status == "error":

@@ -14,6 +14,7 @@ handed in beside the notebook (the clinic's repaired servers) are copied as they
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -22,9 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.course.checks import VALUES
+
 _MODULE = re.compile(r"\A%%module[ \t]+(\w+)[ \t]*\n?")
 # Files a stage's learners hand in beside the notebook, by stage (glob patterns).
 HANDED_IN: dict[str, tuple[str, ...]] = {"09": ("repair_*.py",)}
+# Answers that are values (grader.course.checks.VALUES) are read from ``NAME = <literal>`` in the
+# learner's cells, never run.
 MAX_FILE = 1 << 20  # bytes: a handed-in file larger than this is not a repair
 
 
@@ -36,6 +41,42 @@ def _source(cell: dict[str, Any]) -> str:
 def _locked(cell: dict[str, Any]) -> bool:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return bool(meta.get("locked")) and not meta.get("solution")
+
+
+def values(notebook: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """``{NAME: value}`` for each ``NAME = <literal>`` in the learner's cells (the last one wins).
+
+    A name bound to something that is not a literal (a call, a comprehension) maps to a
+    :class:`NotData` that says so: the grader reads answers, it does not run them.
+
+    >>> nb = {"cells": [{"cell_type": "code", "source": "diagnosis = {'case-01': {'rule': 'ping'}}", "metadata": {}}]}
+    >>> values(nb, ("diagnosis",))
+    {'diagnosis': {'case-01': {'rule': 'ping'}}}
+    """
+    found: dict[str, Any] = {}
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code" or _locked(cell):
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                if name in names:
+                    try:
+                        found[name] = ast.literal_eval(node.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        found[name] = NotData(f"{name} must be written out as data (a dict literal), not computed")
+    return found
+
+
+@dataclass(frozen=True)
+class NotData:
+    """An answer the grader could not read as data, and why."""
+
+    why: str
 
 
 def modules(notebook: dict[str, Any]) -> dict[str, str]:
@@ -58,6 +99,7 @@ class Submission:
     notebook_path: Path
     modules: dict[str, str] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)  # handed-in files by name
+    values: dict[str, Any] = field(default_factory=dict)  # answers that are values (stage 08's diagnosis)
     problem: str = ""  # why the notebook could not be read ("" when it could)
 
     @classmethod
@@ -73,6 +115,7 @@ class Submission:
             found.problem = f"{notebook_name} is not a readable notebook: {exc}"
             return found
         found.modules = modules(notebook)
+        found.values = values(notebook, VALUES.get(stage, ()))
         for pattern in HANDED_IN.get(stage, ()):
             for item in sorted(folder.glob(pattern)):
                 if item.is_file() and not item.is_symlink() and item.stat().st_size <= MAX_FILE:
@@ -95,6 +138,8 @@ class Submission:
             h.update(f"module {name}\n{text}\n".encode())
         for name, data in sorted(self.files.items()):
             h.update(f"file {name}\n".encode() + data + b"\n")
+        for name, value in sorted(self.values.items()):
+            h.update(f"value {name}\n{value!r}\n".encode())
         return h.hexdigest()[:20]
 
 

@@ -32,7 +32,7 @@ lab.setup("03")
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"mcp-wire-lab-shop","title":"MCP Wire Lab shop","version":"0.1.0"}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},...},"serverInfo":{"name":"mcp-wire-lab-shop","title":"MCP Wire Lab shop","version":"0.1.0"},...}}
 # -> {"jsonrpc":"2.0","method":"notifications/initialized"}
 # -> {"jsonrpc":"2.0","id":2,"method":"ping"}
 # <- {"jsonrpc":"2.0","id":2,"result":{}}

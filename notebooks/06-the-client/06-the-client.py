@@ -73,7 +73,7 @@ lab.setup("06")
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-wire-lab-learner","version":"1.0"}}}
-# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"mcp-wire-lab-shop",...},...}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},...},"serverInfo":{"name":"mcp-wire-lab-shop",...},...}}
 # -> {"jsonrpc":"2.0","method":"notifications/initialized"}
 # -> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 # <- {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"count_orders",...}]}}

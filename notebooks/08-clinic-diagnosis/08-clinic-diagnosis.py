@@ -3,173 +3,201 @@ Stage 08 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # %% [markdown] id=title
 # # Stage 08: the clinic, diagnosis
 #
-# Twelve servers are waiting for you. Each one is the course's shop server with exactly one
-# defect, of the kind real servers ship with. You get what a host or a user would report, the
-# *symptom*, and a way to run each server. You find the rule it breaks.
+# Ten bug reports are waiting for you. Behind each is the course's shop server with exactly one
+# defect, of the kind real servers ship with. Some come with the server: you can run it and talk
+# to it. Some come with nothing but the log a host wrote while it went wrong.
 #
-# The cases are yours: which server hides behind `case-01` is drawn for you alone, and kept in
-# `clinic_seed.txt` beside this notebook (it is handed in with it, so the grader sees your cases).
+# For each case you find the rule that is broken, and you bring evidence: the few lines that make
+# the server break it, or the line of the log where it shows. That is what a good bug report to a
+# server's author looks like, and what this stage grades.
+#
+# The cases are yours alone: they are drawn from your student id (printed below) and the course's
+# salt (`clinic.json` beside this notebook). Another learner has other cases.
 
 # %% setup id=setup
 from grader.course import clinic, lab
 
 lab.setup("08")
+print(f"your cases are drawn for: {clinic.student()}")
 diagnosis = {}  # your answers: the cell under "Your turn" fills it
 
 # %% [markdown] id=method
-# ## 1. A method
+# ## 1. How a senior engineer reads a broken server
 #
-# A senior engineer does not guess from the symptom. They look at the wire:
+# **Start from the symptom.** What did the host do: hang, print a parser's complaint, attach an
+# answer to the wrong question, disconnect? Each points at a layer: framing and flushing, ids,
+# the error table, the lifecycle, the tools.
 #
-# 1. **Run the checker.** `mcp-lab check` probes the server and lists every rule it breaks. When
-#    one defect makes several checks fail, read the *first* failure: a missing flush, say, also
-#    makes `initialize` time out, but the rule broken is the flush.
-# 2. **Watch the frames** that show the failure: send the request the checker names, and read
-#    what comes back, byte for byte.
-# 3. **Name the rule** with the checker's id for it (`stdout-flush`, `id-echo`, ...): that id is
-#    your answer. Each id stands for a rule of the spec, MCP 2025-11-25 (or of JSON-RPC 2.0, which
-#    it builds on); the report quotes it.
+# **Run the checker.** `mcp-lab check` probes every rule in one session of its own. Its first
+# failure is a strong lead. But the checker is one client with one script: when it reports no
+# failure, the defect lives on a path it never took (a tool with a certain argument, two requests
+# at once, an id it never uses). Then the symptom is your guide.
 #
-# A worked example, on a server that is not one of your cases. Its symptom: *Go clients report
-# "invalid trailing data at the end of stream"; other hosts are fine.*
+# **Build the smallest failing input.** Take a session that shows the defect and remove lines
+# until it stops showing; put the last one back. A reproducer of one or two lines is proof that
+# anyone can run, and it says where to look in the code.
+#
+# **Read the timing.** A reply that arrives only when stdin is closed was sitting in a buffer: a
+# missing flush. A reply that arrives late but while stdin is open is a slow server. `lab.watch`
+# prints the time of every line and the moment stdin closed.
+#
+# **Compare with the healthy server, frame by frame.** `clinic.reference()` runs the same shop
+# server with no defect. `lab.inspect(case, frames, against=clinic.reference())` shows the first
+# frame where the two differ.
+#
+# **Read the host's log by line number.** A desktop host writes one line per message:
+# `Message from client: ...`, `Message from server: ...`, and when a stdout line is not JSON, the
+# parser's complaint (`Unexpected token 'S', "Server rea"... is not valid JSON`).
+
+# %% [markdown] id=example
+# ## 2. A worked example
+#
+# Not one of your cases: a gallery server whose report reads *"Hosts that number their requests
+# time out on the first one; a test client with string ids works."* The checker's report:
 
 # %% id=example-check
-clinic.report(lab.exhibit("crlf"))
+clinic.report(lab.exhibit("id_not_echoed"))
 
-# %% [markdown] id=example-watch
-# The report names `stdout-line-ending`, as a warning (WARN, not FAIL): the checker fails a
-# server only where the spec says MUST, and the rule here is what strict clients enforce. The
-# frames confirm it: each line ends in `\r\n` (the `\r` shows at the end of every reply), and the
-# stdio transport delimits messages by `\n`. Your cases each break a rule the report marks FAIL.
+# %% [markdown] id=example-frames
+# `id-echo` fails. The rule (MCP 2025-11-25, Base Protocol):
+#
+# > Responses **MUST** include the same ID as the request they correspond to.
+#
+# The smallest input that shows it is one ping with a numeric id. Watch it:
 
-# %% id=example-frames
-lab.watch(lab.exhibit("crlf"), [lab.request("ping", id=1)])
+# %% id=example-watch
+lab.watch(lab.exhibit("id_not_echoed"), ['{"jsonrpc":"2.0","id":7,"method":"ping"}'])
 
 # %% [markdown] id=example-answer
-# So the answer for that server would be `"stdout-line-ending"`. The checks and the rules behind
-# them:
+# The reply says `"id":"7"`: a string, where the request sent the number 7. The answer for that
+# server would be:
+#
+# ```python
+# "case-xx": {"rule": "id-echo", "reproduce": ['{"jsonrpc":"2.0","id":7,"method":"ping"}']},
+# ```
+#
+# A line in `reproduce` is sent exactly as written (text, or bytes for a line that is not valid
+# UTF-8), with a newline added; all the lines go to the server at once, then stdin stays open
+# until the server has been quiet for a second, then it is closed. The rules and what each
+# requires:
 
 # %% id=catalogue
 clinic.catalogue()
 
 # %% [markdown] id=cases
-# ## 2. Your cases
+# ## 3. Your cases
 #
-# Each line is a case and its symptom. `clinic.command("case-01")` is the command that runs it;
-# `clinic.report(...)` and `lab.watch(...)` take that command, and so does the checker in a
-# terminal (the cell below prints the exact line for each case).
+# Each line: the case, what you get (a live server, or a host's log) and the bug report.
 
 # %% id=list-cases
 clinic.symptoms()
-print()
-for case in clinic.case_names():
-    print(" ".join(["mcp-lab check --"] + clinic.command(case)))
 
-# %% id=try-a-case
-clinic.report(clinic.command("case-01"))
+# %% [markdown] id=live-tools
+# For a live case, `clinic.command("case-01")` is the command that runs it. Try, in cells of your
+# own:
+#
+# - `clinic.report(clinic.command("case-01"))`: the checker's report;
+# - `lab.watch(clinic.command("case-01"), [...lines...])`: your lines, and each reply with its time;
+# - `lab.inspect(clinic.command("case-01"), [...], against=clinic.reference())`: side by side;
+# - `clinic.compare("case-01", [...lines...])`: your evidence replayed exactly as grading will
+#   replay it, against the healthy server, and whether the case broke a rule there.
+#
+# In a terminal in this folder, `mcp-lab clinic list` lists your cases and
+# `mcp-lab check -- mcp-lab clinic run case-01` checks one.
 
-# %% [markdown] id=inspect-case
-# The wire inspector puts a case beside the reference server: the same frames to both, and the
-# first frame where they differ, with the rule it would break. Use it to confirm what the checker
-# says (change the case name, or pass your own frames as a second argument):
+# %% id=first-live
+first_live = next(name for name, case in clinic.cases().items() if case.kind == "live")
+clinic.report(clinic.command(first_live))
 
-# %% id=inspect-case-run
-lab.inspect(clinic.command("case-01"), against=lab.reference())
+# %% [markdown] id=log-tools
+# For a log case, `clinic.show_log("case-02")` prints the log with line numbers (and writes it
+# beside this notebook as `case-02.log`). The line you give is the first one where the defect shows.
+
+# %% id=first-log
+first_log = next(name for name, case in clinic.cases().items() if case.kind == "log")
+clinic.show_log(first_log)
 
 # %% [markdown] id=task
 # ### Your turn: `diagnosis`
 #
-# A dict with one entry per case: the case's name, and the id of the check its server breaks.
+# One entry per case. A live case: the rule, and the lines that make the server break it. A log
+# case: the rule, and the number of the line where it first shows.
 #
 # ```python
 # diagnosis = {
-#     "case-01": "stdout-line-ending",
-#     "case-02": "...",
+#     "case-01": {"rule": "stdout-flush", "reproduce": ['{"jsonrpc":"2.0","id":1,"method":"ping"}']},
+#     "case-02": {"rule": "notification-silence", "line": 9},
+#     ...
 # }
 # ```
 #
-# Each case is worth one point. The visible test checks only that each answer is a check id; the
-# grader knows the right ones.
+# Write it as data: a dict of strings, lists and numbers, exactly as above. When your work is
+# graded, this cell is *read*, not run: a dict built by code (a loop, a call) is not an answer.
+#
+# Each case is worth one point. The visible check tells you whether your evidence shows a defect
+# at all (the case did something the healthy server does not), without telling you which rule;
+# the grader checks the rule, and that your own evidence shows it.
 
 # %% solution id=diagnosis
 ### BEGIN SOLUTION
-diagnosis = clinic.answer_key(clinic.seed())
+from grader.grading.clinic_key import solution_value
+
+diagnosis = solution_value(clinic.salt(), clinic.student())
 ### END SOLUTION
 
 # %% test id=test_case_01 points=1
-clinic.check_answer_format(diagnosis, "case-01")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-01")
-### END HIDDEN TESTS
+# case-01: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_01")
 
 # %% test id=test_case_02 points=1
-clinic.check_answer_format(diagnosis, "case-02")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-02")
-### END HIDDEN TESTS
+# case-02: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_02")
 
 # %% test id=test_case_03 points=1
-clinic.check_answer_format(diagnosis, "case-03")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-03")
-### END HIDDEN TESTS
+# case-03: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_03")
 
 # %% test id=test_case_04 points=1
-clinic.check_answer_format(diagnosis, "case-04")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-04")
-### END HIDDEN TESTS
+# case-04: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_04")
 
 # %% test id=test_case_05 points=1
-clinic.check_answer_format(diagnosis, "case-05")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-05")
-### END HIDDEN TESTS
+# case-05: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_05")
 
 # %% test id=test_case_06 points=1
-clinic.check_answer_format(diagnosis, "case-06")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-06")
-### END HIDDEN TESTS
+# case-06: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_06")
 
 # %% test id=test_case_07 points=1
-clinic.check_answer_format(diagnosis, "case-07")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-07")
-### END HIDDEN TESTS
+# case-07: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_07")
 
 # %% test id=test_case_08 points=1
-clinic.check_answer_format(diagnosis, "case-08")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-08")
-### END HIDDEN TESTS
+# case-08: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_08")
 
 # %% test id=test_case_09 points=1
-clinic.check_answer_format(diagnosis, "case-09")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-09")
-### END HIDDEN TESTS
+# case-09: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_09")
 
 # %% test id=test_case_10 points=1
-clinic.check_answer_format(diagnosis, "case-10")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-10")
-### END HIDDEN TESTS
-
-# %% test id=test_case_11 points=1
-clinic.check_answer_format(diagnosis, "case-11")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-11")
-### END HIDDEN TESTS
-
-# %% test id=test_case_12 points=1
-clinic.check_answer_format(diagnosis, "case-12")
-### BEGIN HIDDEN TESTS
-clinic.check_diagnosis(diagnosis, "case-12")
-### END HIDDEN TESTS
+# case-10: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
+lab.check("test_case_10")
 
 # %% [markdown] id=end
 # ## What you have now
 #
-# A way to read a server that will not connect: the checker's first failure, then the frames. In
-# stage 09 you go one step further and repair servers from their source.
+# A method for a server that will not connect, or that misbehaves only sometimes: the symptom, the
+# checker's lead, the smallest input that shows the defect, its timing, the healthy server beside
+# it, and the host's own log. In stage 09 you go one step further and repair servers from their
+# source.
+#
+# **Recall.**
+#
+# 1. The checker reports no failure, but a host hangs on some searches. Where do you look next?
+# 2. A reply turns up only when you close the server's stdin. What is missing, and in which line of
+#    code would you expect to find the gap?
+# 3. Why is one line that shows a defect better evidence than the checker's whole report?
+# 4. In a host's log, a `Message from server` line carries `"id":null` right after a client's
+#    `notifications/initialized`. Which rule, and why does a strict host disconnect?

@@ -35,6 +35,9 @@ class Cell:
 
 
 CELLS: dict[tuple[str, str], Cell] = {}
+# Answers that are values, by stage: the learner's notebook sets ``NAME = <literal>``; the checks
+# read the value (in the notebook, from the kernel; when graded, from the cell's text as data).
+VALUES: dict[str, tuple[str, ...]] = {"08": ("diagnosis",)}
 
 
 def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], None]], Callable[[Work], None]]:

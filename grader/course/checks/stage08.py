@@ -1,0 +1,176 @@
+"""The checks of stage 08 (the clinic: diagnosis).
+
+The learner's answer is a value, ``diagnosis``: for each case the rule it breaks (a check id) and
+the evidence, read as data (the grader never runs the cell):
+
+    diagnosis = {
+        "case-01": {"rule": "id-echo", "reproduce": ['{"jsonrpc":"2.0","id":7,"method":"ping"}']},
+        "case-02": {"rule": "stdout-json-lines", "line": 14},      # a host-log case
+    }
+
+The public check of a live case replays the learner's lines against the case and against the
+reference (:mod:`grader.course.clinic.replay`) and says whether the case broke a rule there that
+the reference kept, without saying which; of a log case, that the line is in the log. The hidden
+check grades the rule: it must be the one the case's defect breaks, shown by the learner's own
+replay (a live case), or shown on that very line (a log).
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from grader.checker.catalogue import CHECKS
+from grader.checker.transcript import Session, broken
+
+from ..clinic import Case, draw_for
+from ..clinic.hostlog import render
+from ..clinic.replay import MAX_LINE, MAX_LINES, replay
+from ..expect import Failure, show
+from ..work import Work
+from . import public
+
+CASES = 10
+# The reference a case is compared with: the same server with no defect (the shop's tools only).
+REFERENCE = [sys.executable, "-m", "grader.course.clinic.server", "--healthy"]
+_REPLAYS: dict[tuple[str, ...], tuple[Session, Session]] = {}  # this process's replays, by case and lines
+
+
+def _cell(number: int) -> None:
+    name = f"case-{number:02d}"
+
+    @public("08", f"test_case_{number:02d}", f"{name}: the answer's form, and whether its evidence shows a defect")
+    def run(work: Work) -> None:
+        check_evidence(work, name)
+
+
+for _number in range(1, CASES + 1):
+    _cell(_number)
+
+
+def case_of(work: Work, name: str) -> Case:
+    found = {c.name: c for c in draw_for(work.salt, work.student)}
+    if name not in found:
+        raise Failure("clinic", f"there is no {name}: your cases are case-01 to case-{len(found):02d}")
+    return found[name]
+
+
+def answer(work: Work, case: Case) -> dict[str, Any]:
+    """The learner's answer for ``case``, checked for its form (a teaching failure if it is wrong)."""
+    diagnosis = work.answer("diagnosis")
+    why = getattr(diagnosis, "why", None)
+    if why:
+        raise Failure("clinic", why)
+    if not isinstance(diagnosis, dict):
+        raise Failure("clinic", f"diagnosis must be a dict of case name to answer, got {show(diagnosis)}")
+    entry = diagnosis.get(case.name)
+    example = (
+        '{"rule": "<check id>", "reproduce": ["<a line to send>", ...]}'
+        if case.kind == "live"
+        else '{"rule": "<check id>", "line": <the log line\'s number>}'
+    )
+    if not isinstance(entry, dict):
+        raise Failure("clinic", f"diagnosis has no answer for {case.name}", hint=f'add "{case.name}": {example}')
+    rule = entry.get("rule")
+    if rule not in CHECKS:
+        raise Failure(
+            "clinic",
+            f"{case.name}: {show(rule)} is not a check id",
+            hint="name the rule with an id from mcp-lab check's list, e.g. 'stdout-flush' or 'id-echo'",
+        )
+    if case.kind == "live":
+        lines = entry.get("reproduce")
+        ok = isinstance(lines, list) and 0 < len(lines) <= MAX_LINES
+        ok = ok and all(isinstance(line, str | bytes) and len(line) <= MAX_LINE for line in lines)
+        if not ok:
+            raise Failure(
+                "clinic",
+                f"{case.name} is a live server: its evidence is the lines that make it break the rule",
+                expected=f'"reproduce": a list of 1 to {MAX_LINES} lines (text or bytes, each up to {MAX_LINE} '
+                "characters), sent to the server at once",
+                received=show(lines),
+            )
+    else:
+        line = entry.get("line")
+        if not isinstance(line, int) or isinstance(line, bool):
+            raise Failure(
+                "clinic",
+                f"{case.name} is a host log: its evidence is the number of the line where the defect shows",
+                received=show(line),
+            )
+    return entry
+
+
+def sessions(work: Work, case: Case, lines: list[str | bytes]) -> tuple[Session, Session]:
+    """The case's session and the reference's on the same lines (replayed once per process)."""
+    from reference.catalog import TOOLS
+
+    key = (work.salt, work.student, case.name, *[repr(line) for line in lines])
+    if key not in _REPLAYS:
+        command = [sys.executable, "-m", "grader.course.clinic.server", work.salt, work.student, case.name]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            mine, theirs = pool.map(lambda argv: replay(argv, lines), [command, REFERENCE])
+        schemas = {tool["name"]: tool["outputSchema"] for tool in TOOLS}
+        mine.tool_schemas = theirs.tool_schemas = schemas
+        _REPLAYS[key] = (mine, theirs)
+    return _REPLAYS[key]
+
+
+def _shown(session: Session) -> list[str]:
+    shown = []
+    for item in session.received[:6]:
+        when = " (before anything was sent)" if item.early else " (only after stdin closed)" if item.after_close else ""
+        shown.append(show(item.data) + when)
+    if session.died:
+        shown.append(f"(the server exited, status {session.exit_code}, while its stdin was open)")
+    return shown or ["(nothing)"]
+
+
+def check_evidence(work: Work, name: str) -> None:
+    """The public check: the answer's form; a live case's lines make it break some rule the reference keeps."""
+    case = case_of(work, name)
+    entry = answer(work, case)
+    if case.kind == "log":
+        log = render(case.defect, seed=int(case.name[-2:]))
+        if not 1 <= entry["line"] <= len(log.lines):
+            raise Failure("clinic", f"{name}'s log has lines 1 to {len(log.lines)}, not {entry['line']}")
+        return
+    mine, theirs = sessions(work, case, entry["reproduce"])
+    if not broken(mine, theirs):
+        raise Failure(
+            "clinic",
+            f"{name}: on your lines the case did nothing the reference does not do: the defect did not show",
+            sent=[show(line) for line in entry["reproduce"]],
+            expected="a difference the rules care about, e.g. what the reference answered: "
+            + " | ".join(_shown(theirs)),
+            received=_shown(mine),
+            hint="read the symptom again: what would a host have sent when it went wrong? Try that, in the "
+            "smallest form you can",
+        )
+
+
+def check_rule(work: Work, name: str) -> None:
+    """The hidden check: the rule named is the case's, and the evidence shows it."""
+    case = case_of(work, name)
+    entry = answer(work, case)
+    rule = entry["rule"]
+    right = {case.defect.rule, *case.defect.also}
+    if case.kind == "log":
+        log = render(case.defect, seed=int(case.name[-2:]))
+        if rule not in right:
+            raise Failure("clinic", f"{name}: {rule} is not the rule this server breaks in the log")
+        if entry["line"] != log.line:
+            raise Failure("clinic", f"{name}: line {entry['line']} is not where the defect first shows in the log")
+        return
+    if rule not in right:
+        raise Failure("clinic", f"{name}: {rule} is not the rule this server breaks")
+    mine, theirs = sessions(work, case, entry["reproduce"])
+    found = broken(mine, theirs)
+    if rule not in found:
+        raise Failure(
+            "clinic",
+            f"{name}: your lines do not show the case breaking {rule}",
+            sent=[show(line) for line in entry["reproduce"]],
+            received=_shown(mine),
+        )
