@@ -1,4 +1,4 @@
-"""Several tool calls at once, and now and then the host drops the connection ("Unexpected token"); one at a time, never.
+"""Several tool calls at once, and now and then the host drops the connection ("Unexpected token"); one by one, never.
 
 A shop server that answers every request on a thread of its own, so that a slow tool call never
 holds up a ping. The main thread reads stdin and turns away the lines that are not requests; each

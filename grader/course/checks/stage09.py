@@ -13,7 +13,7 @@ Every replay reads replies as a client should (stage 06): matched by id, in any 
 server's own notifications and requests in between, so a valid repair that also logs through
 ``notifications/message`` passes.
 
-    >>> changed_lines("a = 1\\nb = 2\\n", "a = 1\\n# why\\nb = 3\\n")
+    >>> changed_lines("a = 1\\nb = 2\\n", "a = 1  # kept\\n# why\\nb = 3\\n")
     1
     >>> own_code_problem("import reference.server\\n")
     'it imports reference.server, a course server (a repair stays your own server)'
@@ -26,10 +26,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import difflib
+import io
 import json
 import re
 import threading
 import time
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,7 +62,16 @@ def handed_out(number: int) -> str:
 
 # -- the file itself: changed, a repair, still the learner's own server ----------------------------
 def _meaningful(text: str) -> list[str]:
-    return [line.rstrip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    """The lines of ``text`` without comments, blank lines and trailing spaces."""
+    lines = text.splitlines()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                row, column = token.start
+                lines[row - 1] = lines[row - 1][:column]
+    except (tokenize.TokenError, SyntaxError):
+        pass  # not Python: compared as it is
+    return [line.rstrip() for line in lines if line.strip()]
 
 
 def changed_lines(before: str, after: str) -> int:
