@@ -140,6 +140,9 @@ def build_parser() -> Parser:
     grade.add_argument("stage", metavar="STAGE", help="the assignment, e.g. 02-messages")
     grade.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="at once")
     grade.add_argument("--course", metavar="DIR", default=".", help="the course folder (default: here)")
+    grade.add_argument(
+        "--student", action="append", metavar="ID", help="grade only this student's submission (again for more)"
+    )
 
     db = commands.add_parser("db", help="the shop database")
     db_commands = db.add_subparsers(dest="db_command", required=True, parser_class=Parser, metavar="ACTION")
@@ -251,7 +254,7 @@ def course_cli(args: argparse.Namespace) -> int:
             return 0
         launch.open_lab(workspace, extra)  # prepares the workspace as JupyterLab starts; runs until Ctrl-C
     if args.command == "progress":
-        from .course.progress import progress
+        from .course.progress import progress, total_line
 
         if not workspace.is_dir():
             raise UsageError(f"mcp-lab progress: no workspace at {workspace} (make one with: make lab)")
@@ -259,13 +262,14 @@ def course_cli(args: argparse.Namespace) -> int:
         width = max(len(r.stage) for r in results)
         for result in results:
             print(result.line(width))
+        print(total_line(results, width))
         return 0
     if args.course_command == "grade":
         from .grading.command import GradeError
         from .grading.command import run as grade
 
         try:
-            return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs)
+            return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs, args.student)
         except GradeError as exc:
             raise UsageError(f"mcp-lab course grade: {exc}") from None
     if args.course_command == "points":

@@ -1,7 +1,8 @@
-"""Helpers for the course tests: a temporary nbgrader course, submissions, autograding, scores.
+"""Helpers for the course tests: a temporary nbgrader course, submissions, grading, scores.
 
-Everything runs through nbgrader's own API (the same code as its command line) in a course folder
-under pytest's temporary directory, never in the source tree.
+Everything runs through the instructor's grading command (``mcp-lab course grade``, in this
+process) and nbgrader's own API, in a course folder under pytest's temporary directory, never in
+the source tree.
 """
 
 from __future__ import annotations
@@ -28,9 +29,20 @@ def api(course: Path) -> Any:
     return build.nbgrader_api(course)
 
 
-def notebook_text(stage: build.Stage, replace: tuple[str, str] | None = None) -> str:
-    """The stage's solution notebook as JSON text, with one text replacement (a learner's bug)."""
+def notebook_text(
+    stage: build.Stage, replace: tuple[str, str] | None = None, course: Path | None = None, student: str = ""
+) -> str:
+    """The stage's solution notebook as JSON text, with one text replacement (a learner's bug).
+
+    Stage 08's answer is data written for one learner's draw: with ``course`` and ``student``, its
+    solution cell becomes that learner's right answer as a literal (as a learner writes it)."""
     text = stage.text.read_text(encoding="utf-8")
+    if course is not None and stage.name.startswith("08"):
+        from grader.course import clinic
+        from grader.grading.clinic_key import solution
+
+        start, end = text.index("### BEGIN SOLUTION"), text.index("### END SOLUTION") + len("### END SOLUTION")
+        text = text[:start] + solution(clinic.salt(course / "source" / stage.name), student) + text[end:]
     if replace is not None:
         old, new = replace
         assert text.count(old) == 1, f"{stage.name}: the bug's text {old!r} must occur exactly once"
@@ -38,19 +50,53 @@ def notebook_text(stage: build.Stage, replace: tuple[str, str] | None = None) ->
     return json.dumps(parse(text, stage.name), indent=1, ensure_ascii=False)
 
 
-def submit(course: Path, student: str, stage: build.Stage, notebook_json: str) -> None:
+def submit(
+    course: Path, student: str, stage: build.Stage, notebook_json: str, files: dict[str, str] | None = None
+) -> Path:
+    """A submission as nbgrader collects it: the notebook, the files handed in beside it, a timestamp."""
     folder = course / "submitted" / student / stage.name
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     (folder / stage.notebook).write_text(notebook_json, encoding="utf-8")
     (folder / "timestamp.txt").write_text(TIMESTAMP, encoding="utf-8")
+    for name, text in (files or {}).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def handed_in(stage: build.Stage, course: Path) -> dict[str, str]:
+    """The files a learner hands in beside a stage's notebook, as the release gives them."""
+    from grader.course.checks import HANDED_IN
+
+    release = course / "release" / stage.name
+    return {p.name: p.read_text(encoding="utf-8") for g in HANDED_IN.get(stage.name[:2], ()) for p in release.glob(g)}
+
+
+def solved_files(stage: build.Stage, course: Path) -> dict[str, str]:
+    """The handed-in files as the instructor's solution makes them (stage 09's repairs)."""
+    files = handed_in(stage, course)
+    if files:
+        import tempfile
+
+        from grader.grading.repairs import apply_solution
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in files.items():
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
+            apply_solution(Path(tmp))
+            files = {name: (Path(tmp) / name).read_text(encoding="utf-8") for name in files}
+    return files
 
 
 @dataclass
 class Grades:
     seconds: float
     cells: dict[str, tuple[float, float]] = field(default_factory=dict)  # grade_id -> (score, max)
+    flags: list[dict[str, str]] = field(default_factory=list)  # what mcp-lab course grade flagged
+
+    def flag_kinds(self) -> set[str]:
+        return {f["kind"] for f in self.flags}
 
     @property
     def score(self) -> float:
@@ -64,14 +110,23 @@ class Grades:
         return {name for name, (score, most) in self.cells.items() if score < most}
 
 
-def autograde(course: Path, student: str, stage: build.Stage) -> Grades:
+def grade(course: Path, student: str, stage: build.Stage, jobs: int = 1) -> Grades:
+    """``mcp-lab course grade STAGE --student STUDENT``, in this process; the gradebook's grades after it."""
+    from grader.grading.command import grade_stage
+
     started = time.monotonic()
-    result = api(course).autograde(stage.name, student, force=True, create=True)
+    rows = grade_stage(course, stage.name, jobs, only=[student])
     seconds = time.monotonic() - started
-    assert result["success"], result.get("log", "")[-4000:]
+    assert [r.status for r in rows] == ["graded"], [(r.status, r.flags) for r in rows]
+    return gradebook_grades(course, student, stage, seconds, rows[0].flags)
+
+
+def gradebook_grades(
+    course: Path, student: str, stage: build.Stage, seconds: float = 0.0, flags: list | None = None
+) -> Grades:
     from nbgrader.api import Gradebook
 
-    grades = Grades(seconds)
+    grades = Grades(seconds, flags=flags or [])
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         submission = gradebook.find_submission(stage.name, student)
         for notebook in submission.notebooks:

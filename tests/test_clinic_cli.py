@@ -1,14 +1,15 @@
-"""``mcp-lab clinic`` (the learner's view of the gallery) and ``mcp-lab gallery ... --reveal``.
+"""``mcp-lab clinic`` (the learner's stage 08 cases) and ``mcp-lab gallery ... --reveal``.
 
-Each test runs ``mcp-lab`` as a real process. The learner's view shows neutral case names and
-symptoms, never an exhibit's name or explanation; a case runs as a real server over real pipes
-under a neutral command line; the instructor's view (``--reveal``) keeps the exhibits' names. A
-wrong invocation gets one line on stderr and exit status 2 (output into a closed pipe:
-test_checker_words.py).
+Each test runs ``mcp-lab`` as a real process. The learner's view shows neutral case names, the
+kind of case and symptoms, never a defect's name; the draw follows the course's salt and the
+learner's id, and nothing else; a case runs as a real server over real pipes under a neutral
+command line; the instructor's view (``--reveal``) keeps the exhibits' names. A wrong invocation
+gets one line on stderr and exit status 2 (output into a closed pipe: test_checker_words.py).
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -20,65 +21,99 @@ from grader import gallery
 from grader.course import clinic
 from reference.child import ChildProcess, child_environment
 
-SEED = "k3f9"
+STUDENT = "learner-k3f9"
 NAMES = [e.name for e in gallery.exhibits()]
 
 
-def mcp_lab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [MCP_LAB, *args], capture_output=True, text=True, timeout=60, env=child_environment(), cwd=cwd, check=False
-    )
+def mcp_lab(*args: str, cwd: Path = ROOT, student: str = STUDENT) -> subprocess.CompletedProcess[str]:
+    env = child_environment({"MCP_LAB_STUDENT": student})
+    return subprocess.run([MCP_LAB, *args], capture_output=True, text=True, timeout=60, env=env, cwd=cwd, check=False)
 
 
 def spoilers(text: str) -> list[str]:
-    """Exhibit names or explanations that appear in ``text``."""
+    """Defect family names, exhibit names or explanations that appear in ``text``."""
+    from grader.course.clinic.defects import FAMILIES
+
     found = [e.name for e in gallery.exhibits() if e.name in text]
+    found += [name for name in FAMILIES if name in text]
     return found + [e.name for e in gallery.exhibits() if e.explanation[:40] in text]
 
 
-def test_clinic_list_shows_the_learners_cases_and_symptoms_only() -> None:
-    done = mcp_lab("clinic", "list", "--seed", SEED)
+def course_folder(tmp_path: Path, salt: str = "salt-1") -> Path:
+    (tmp_path / clinic.SALT_FILE).write_text(json.dumps({"salt": salt}), encoding="utf-8")
+    return tmp_path
+
+
+def test_clinic_list_shows_the_learners_cases_and_symptoms_only(tmp_path: Path) -> None:
+    folder = course_folder(tmp_path)
+    done = mcp_lab("clinic", "list", cwd=folder)
     assert done.returncode == 0 and done.stderr == ""
-    cases = clinic.cases(SEED)
+    cases = clinic.cases(folder, STUDENT)
     lines = done.stdout.splitlines()
-    assert lines[: len(cases)] == [f"{name}  {case.symptom}" for name, case in cases.items()]
-    assert f"mcp-lab clinic run case-01 --seed {SEED}" in done.stdout
-    assert spoilers(done.stdout) == []
+    kinds = {"live": "live server", "log": "host log   "}
+    assert lines[: len(cases)] == [f"{n}  {kinds[c.kind]}  {c.symptom}" for n, c in cases.items()]
+    assert f"drawn for {STUDENT}" in done.stdout
+    assert spoilers("\n".join(lines[: len(cases)])) == []
 
 
-def test_clinic_reads_the_seed_file_in_the_current_folder(tmp_path: Path) -> None:
-    (tmp_path / clinic.SEED_FILE).write_text("b00c\n", encoding="utf-8")
-    done = mcp_lab("clinic", "list", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == f"case-01  {clinic.cases('b00c')['case-01'].symptom}"
-    assert "--seed" not in done.stdout  # the seed file will be found again
-    # Two seeds, two draws: the seed decides (it is not ignored).
-    assert done.stdout != mcp_lab("clinic", "list", "--seed", SEED, cwd=tmp_path).stdout
+def test_the_draw_follows_the_salt_and_the_student_not_any_file_a_learner_hands_in(tmp_path: Path) -> None:
+    folder = course_folder(tmp_path)
+    mine = mcp_lab("clinic", "list", cwd=folder).stdout
+    assert mine == mcp_lab("clinic", "list", cwd=folder).stdout  # the same learner, the same cases
+    assert mine != mcp_lab("clinic", "list", cwd=folder, student="someone-else").stdout
+    (folder / "clinic_seed.txt").write_text("b00c\n")  # the old seed file changes nothing
+    assert mine == mcp_lab("clinic", "list", cwd=folder).stdout
+    assert mine != mcp_lab("clinic", "list", cwd=course_folder(tmp_path, "another-course")).stdout
+
+
+def test_clinic_key_is_the_learners_own_and_says_what_it_is(tmp_path: Path) -> None:
+    folder = course_folder(tmp_path)
+    done = mcp_lab("clinic", "key", cwd=folder)
+    assert done.returncode == 0 and done.stdout.startswith("The answer key of your own cases")
+    key = json.loads(done.stdout.split("\n", 1)[1])
+    cases = clinic.cases(folder, STUDENT)
+    assert sorted(key) == sorted(cases)
+    assert all(key[n]["rule"] == c.defect.rule for n, c in cases.items())
+    assert all(("line" in key[n]) == (c.kind == "log") for n, c in cases.items())
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["clinic", "list"], "no clinic_seed.txt in"),  # run in a folder without a seed
-        (["clinic", "list", "--seed", " "], "--seed is empty"),
-        (["clinic", "run", "case-99", "--seed", SEED], "there is no case 'case-99'"),
-        (["clinic", "run", "banner", "--seed", SEED], "there is no case 'banner'"),
+        (["clinic", "run", "case-99"], "there is no case 'case-99'"),
+        (["clinic", "run", "banner"], "there is no case 'banner'"),
         (["clinic", "run"], "required: CASE"),
+        (["clinic", "log"], "required: CASE"),
         (["clinic"], "required: ACTION"),
         (["clinic", "frob"], "invalid choice"),
         (["gallery", "list", "extra"], "unrecognized arguments"),
     ],
 )
 def test_wrong_clinic_invocations_get_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
-    done = mcp_lab(*args, cwd=tmp_path)
+    done = mcp_lab(*args, cwd=course_folder(tmp_path))
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and message in lines[0] and lines[0].startswith("mcp-lab"), done.stderr
 
 
-def test_a_case_runs_as_a_server_under_a_neutral_command_line() -> None:
-    name, case = next(iter(clinic.cases(SEED).items()))
-    child = ChildProcess([MCP_LAB, "clinic", "run", name, "--seed", SEED], cwd=str(ROOT))
+def test_run_and_log_refuse_the_other_kind_of_case(tmp_path: Path) -> None:
+    folder = course_folder(tmp_path)
+    cases = clinic.cases(folder, STUDENT)
+    live = next(n for n, c in cases.items() if c.kind == "live")
+    log = next(n for n, c in cases.items() if c.kind == "log")
+    for args, message in ((["run", log], "is a host log"), (["log", live], "is a live server")):
+        done = mcp_lab("clinic", *args, cwd=folder)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+    done = mcp_lab("clinic", "log", log, cwd=folder)
+    assert done.returncode == 0 and "Message from client" in done.stdout
+    assert done.stdout.splitlines()[0].startswith("1 ") or done.stdout.splitlines()[0].startswith(" 1 ")
+
+
+def test_a_case_runs_as_a_server_under_a_neutral_command_line(tmp_path: Path) -> None:
+    folder = course_folder(tmp_path)
+    name, case = next((n, c) for n, c in clinic.cases(folder, STUDENT).items() if c.kind == "live")
+    env = child_environment({"MCP_LAB_STUDENT": STUDENT})
+    child = ChildProcess([MCP_LAB, "clinic", "run", name], env=env, cwd=str(folder))
     try:
         # The CLI became the case's server (same pid): its command line names the case, not the defect.
         deadline = time.monotonic() + 10
@@ -86,14 +121,14 @@ def test_a_case_runs_as_a_server_under_a_neutral_command_line() -> None:
         while "grader.course.clinic" not in cmdline and time.monotonic() < deadline:
             cmdline = Path(f"/proc/{child.pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             time.sleep(0.05)
-        assert f"grader.course.clinic run {SEED} {name}" in cmdline
-        assert case.exhibit.name not in cmdline
-        child.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        assert f"grader.course.clinic.server salt-1 {STUDENT} {name}" in cmdline
+        assert case.defect.family not in cmdline
+        child.send(b'{"jsonrpc":"2.0","id":"a","method":"ping"}\n')
         child.close_stdin()  # a case that does not flush answers at end of input
         replies = []
         while (line := child.read_line(10)) is not None:
             replies.append(line.data)
-        assert any(b'"id":1' in r or b'"id": 1' in r for r in replies), replies
+        assert any(b'"a"' in r for r in replies) or case.defect.family in ("dies_on",), replies
     finally:
         child.close(grace=0.5)
 

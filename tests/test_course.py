@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from grader.course import build, expect, lab
+from grader.course import build, drive, expect
 from grader.course.notebook import NotebookSourceError, parse
+from grader.course.work import Work
 
 STAGES = build.stages()
 PYTHON = sys.executable
@@ -109,7 +110,7 @@ def test_stage_source_is_well_formed(stage: build.Stage) -> None:
 
 
 def test_every_check_a_stage_names_has_a_rule_and_a_fix() -> None:
-    sources = "\n".join(p.read_text() for p in (ROOT / "grader" / "course").glob("stage*.py"))
+    sources = "\n".join(p.read_text() for p in (ROOT / "grader" / "course" / "checks").glob("stage*.py"))
     named = set(re.findall(r'Failure\(\s*"([a-z0-9-]+)"', sources))
     named |= set(re.findall(r'call\([^,]+, "([a-z0-9-]+)"', sources))
     assert named, "the stage checks raise Failure with a check id"
@@ -160,43 +161,55 @@ def test_progress_without_a_workspace_is_a_clear_error(tmp_path: Path) -> None:
 
 # -- the host: one learner piece inside the reference ---------------------------------------------
 def test_host_refuses_a_wrong_invocation(tmp_path: Path) -> None:
-    for args in ([], ["nonsense", "x.py"], ["framing", str(tmp_path / "missing.py")]):
-        done = subprocess.run([PYTHON, "-m", "grader.course.host", *args], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    empty = tmp_path / "framing.py"
-    empty.write_text("def encode(m):\n    return b''\n")
-    argv = [PYTHON, "-m", "grader.course.host", "framing", str(empty)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 2 and "decode, read_frame, write_frame" in done.stderr
+    with Work(tmp_path, "01") as work:
+        host = [*work.python(), str(work.runtime / "lab_runtime" / "host.py")]
+        for args in ([], ["nonsense", str(tmp_path)], ["framing", str(tmp_path)]):
+            done = subprocess.run(work.command([*host, *args]), capture_output=True, text=True, timeout=30)
+            assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        (tmp_path / "framing.py").write_text("def encode(m):\n    return b''\n")
+        done = subprocess.run(work.host("framing"), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "decode, read_frame, write_frame" in done.stderr, done.stderr
+
+
+REFERENCE_FRAMING = (ROOT / "reference" / "framing.py").read_text(encoding="utf-8")
 
 
 def test_host_runs_the_reference_framing_as_a_learner_file(tmp_path: Path) -> None:
     """The reference's own framing, as a learner's file, passes the stage's process checks."""
-    from grader.course import stage01
+    from grader.course.checks import stage01
 
-    learner = tmp_path / "framing.py"
-    learner.write_text("from reference.framing import encode, decode, read_frame, write_frame\n")
-    argv = [PYTHON, "-m", "grader.course.host", "framing", str(learner)]
-    stage01.check_replies(argv, [0, "7"])
-    stage01.check_bad_lines(argv)
+    (tmp_path / "framing.py").write_text(REFERENCE_FRAMING)
+    with Work(tmp_path, "01") as work:
+        stage01.check_replies(work.host("framing"), [0, "7"])
+        stage01.check_bad_lines(work.host("framing"))
+
+
+def test_a_learner_file_cannot_borrow_what_its_stage_teaches(tmp_path: Path) -> None:
+    """In stage 01's runtime reference.framing *is* the learner's framing.py: importing it gives nothing."""
+    from grader.course.checks import stage01
+
+    (tmp_path / "framing.py").write_text("from reference.framing import encode, decode, read_frame, write_frame\n")
+    with Work(tmp_path, "01") as work, pytest.raises(expect.Failure):
+        stage01.check_replies(work.host("framing"), [0])
 
 
 def test_a_missing_flush_is_named_as_such(tmp_path: Path) -> None:
-    learner = tmp_path / "framing.py"
-    learner.write_text(
-        "from reference.framing import encode, decode, read_frame\n\n"
-        "def write_frame(stream, message):\n    stream.write(encode(message))\n"
-    )
-    argv = [PYTHON, "-m", "grader.course.host", "framing", str(learner)]
-    with lab.Server(argv, timeout=1.0) as server, pytest.raises(expect.Failure) as caught:
-        server.expect(lab.request("ping", "7"), {"jsonrpc": "2.0", "id": "7", "result": {}}, "id-echo")
+    flush = "    stream.flush()\n"
+    assert REFERENCE_FRAMING.count(flush) == 1
+    (tmp_path / "framing.py").write_text(REFERENCE_FRAMING.replace(flush, ""))
+    with (
+        Work(tmp_path, "01") as work,
+        drive.Server(work.host("framing"), timeout=1.0) as server,
+        pytest.raises(expect.Failure) as caught,
+    ):
+        server.expect(drive.request("ping", "7"), {"jsonrpc": "2.0", "id": "7", "result": {}}, "id-echo")
     text = caught.value.text()
     assert text.startswith("stdout-flush: no reply within 1 s; it came only when stdin was closed")
     assert '{"jsonrpc":"2.0","id":"7","result":{}}' in text and "fix:" in text
 
 
 def test_an_id_type_mismatch_is_explained() -> None:
-    problem = lab.mismatch({}, {"jsonrpc": "2.0", "id": 7, "result": {}}, {"jsonrpc": "2.0", "id": "7", "result": {}})
+    problem = drive.mismatch({}, {"jsonrpc": "2.0", "id": 7, "result": {}}, {"jsonrpc": "2.0", "id": "7", "result": {}})
     assert problem == 'sent id "7" (a string), got 7 (a number)'
 
 
@@ -211,7 +224,7 @@ def test_failures_render_without_a_traceback() -> None:
 
 def test_the_readme_failure_example_is_a_real_failure(tmp_path: Path) -> None:
     """README.md shows what a learner sees for a numeric id echoed as a string: it must be real."""
-    from grader.course import stage02
+    from grader.course.checks import stage02
 
     stage = next(s for s in STAGES if s.name == "02-messages")
     cells = parse(stage.text.read_text(encoding="utf-8"))["cells"]
@@ -220,9 +233,8 @@ def test_the_readme_failure_example_is_a_real_failure(tmp_path: Path) -> None:
     bug = source.replace('    id = message["id"]\n', stringify)
     assert bug != source
     (tmp_path / "messages.py").write_text(bug, encoding="utf-8")
-    argv = [PYTHON, "-m", "grader.course.host", "messages", str(tmp_path / "messages.py")]
-    with pytest.raises(expect.Failure) as caught:
-        stage02.check_id_echo(argv, [42])
+    with Work(tmp_path, "02") as work, pytest.raises(expect.Failure) as caught:
+        stage02.check_id_echo(work.host("messages"), [42])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = re.search(r"```text\n(Failure  id-echo.*?)```", readme, flags=re.S)
     assert shown, "README.md shows a failure message"

@@ -173,10 +173,12 @@ def test_views_show_frames_the_first_difference_and_a_text_fallback(capsys: pyte
     assert out.startswith("$ ") and "-> request (#" in out and '<- response (#1): {"jsonrpc":"2.0","id":"7"' in out
 
 
-def test_a_forged_reply_with_the_id_as_a_string_is_marked_and_the_true_reply_linked() -> None:
-    from grader.course.adversaries import command
+def test_a_forged_reply_with_the_id_as_a_string_is_marked_and_the_true_reply_linked(tmp_path: Path) -> None:
+    from grader.course.work import Work
 
-    timeline = run(command("reverse"), [lab.initialize(id=1), lab.request("ping", id=2)])
+    with Work(tmp_path, "06") as work:
+        reverse = work.command(work.peer("adversaries", "reverse"))
+    timeline = run(reverse, [lab.initialize(id=1), lab.request("ping", id=2)])
     received = [e for e in timeline.frames() if e.direction == "received"]
     forged = [e for e in received if e.message.get("result") == {"forged": True}]
     true = [e for e in received if e.message.get("result") != {"forged": True}]

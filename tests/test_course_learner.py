@@ -61,20 +61,27 @@ def test_progress_reports_points_and_the_first_failure(tmp_path: Path) -> None:
     assert mcp_lab("lab", "--setup-only", "--workspace", str(workspace)).returncode == 0
     solved = STAGES[0]
     (workspace / solved.name / solved.notebook).write_text(notebook_text(solved), encoding="utf-8")
-    before = {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file()}
+
+    def files() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file() and ".mcp-lab" not in p.parts}
+
+    before = files()
     done = mcp_lab("progress", "--workspace", str(workspace))
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines()}
     assert f"{solved.points()}/{solved.points()}" in lines[solved.name]
     assert "public checks passed" in lines[solved.name]
     # The clinic's untouched stages have nothing to call: their first failure says what is missing.
     untouched = {
-        "08-clinic-diagnosis": "diagnosis has no answer for case-01",
-        "09-clinic-repair": "repair_1.py is as it was handed out",
+        "08-clinic-diagnosis": "there is no diagnosis yet",
+        "09-clinic-repair": "as it was handed out",
     }
     for stage in STAGES[1:]:
         assert f"0/{stage.points()}" in lines[stage.name]
         want = untouched.get(stage.name, "is not written yet (it raises NotImplementedError)")
         assert want in lines[stage.name], lines[stage.name]
-    after = {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file()}
-    assert after == before, "progress must not change the learner's files"
+    total = sum(s.points() for s in STAGES)
+    assert lines["total"].split()[1] == f"{solved.points()}/{total}"
+    record = json.loads((workspace / ".mcp-lab" / "progress.json").read_text())
+    assert record["stages"][solved.name] == {"earned": solved.points(), "possible": solved.points()}
+    assert files() == before, "progress must not change the learner's files"

@@ -1,4 +1,4 @@
-"""The course, proven stage by stage through nbgrader's real pipeline, in a temporary course.
+"""The course, proven stage by stage through nbgrader's real pipeline and the instructor's grading command.
 
 For every stage:
 - the source notebook executes cleanly under nbval (``--nbval-lax``, a cell timeout), and
@@ -6,9 +6,10 @@ For every stage:
 - ``generate_assignment`` succeeds; the release holds no solution text, no hidden test, and no
   file the source folder did not hold; ``Validator(invert=True)`` shows every graded test fails
   against the stubs;
-- the solutions autograde to full marks, the untouched release to zero; a submission with one
-  typical learner bug loses points in exactly the cells that test the rule it breaks; a server
-  that never answers costs bounded time; feedback shows no hidden-test source.
+- graded with ``mcp-lab course grade`` (outside the learner's kernel, in the sandbox): the
+  solutions score full marks, the untouched release zero; a submission with one typical learner
+  bug loses points in exactly the cells that test the rule it breaks; a server that never answers
+  costs bounded time; feedback shows no hidden-test source.
 """
 
 from __future__ import annotations
@@ -24,17 +25,20 @@ import pytest
 from course_support import (
     PYTHON,
     api,
-    autograde,
     autograded_notebook,
     error_texts,
+    grade,
+    handed_in,
     nbgrader_config,
     notebook_text,
     python_env,
+    solved_files,
     submit,
 )
 
 from grader.course import build
 from grader.course.notebook import write
+from grader.grading import secret
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -177,25 +181,13 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ("stdin=subprocess.DEVNULL, capture_output", "capture_output"),
         {"test_run_quietly"},
     ),
-    (
-        "08-clinic-diagnosis",
-        "one case misdiagnosed",
-        (
-            "diagnosis = clinic.answer_key(clinic.seed())\n",
-            "diagnosis = clinic.answer_key(clinic.seed())\n"
-            'diagnosis["case-03"] = "ping" if diagnosis["case-03"] != "ping" else "id-echo"\n',
-        ),
-        {"test_case_03"},
-    ),
-    (
-        "09-clinic-repair",
-        "one server left broken",
-        (
-            "    repairs.apply_solution()\n",
-            '    repairs.apply_solution()\n    open("repair_2.py", "w").write(repairs.broken_source(2))\n',
-        ),
-        {"test_repair_2"},
-    ),
+]
+
+# The clinic's answers are data and files: its bug rows change those (stage, name, change, cells that must lose).
+CLINIC_BUGS: list[tuple[str, str, str, set[str]]] = [
+    ("08-clinic-diagnosis", "one case misdiagnosed", "case-03", {"test_case_03"}),
+    ("08-clinic-diagnosis", "one reproducer that shows nothing", "case-05", {"test_case_05"}),
+    ("09-clinic-repair", "one server left broken", "repair_2.py", {"test_repair_2"}),
 ]
 
 # A server that reads every line and never answers a request: its process tests fail, in bounded time.
@@ -217,23 +209,15 @@ HANGS: dict[str, tuple[str, str]] = {
         "    return server.serve(sys.stdin.buffer, protocol)\n",
         "    import time\n\n    time.sleep(3600)\n",
     ),
-    # A repair that hangs: the checker's every wait is bounded.
-    "09-clinic-repair": (
-        "    repairs.apply_solution()\n",
-        "    repairs.apply_solution()\n"
-        "    hung = repairs.healthy_source(3).replace(\n"
-        '        "    for line in", "    import time\\n    time.sleep(3600)\\n    for line in"\n'
-        "    )\n"
-        '    open("repair_3.py", "w").write(hung)\n',
-    ),
 }
-HANG_BUDGET = 60.0  # seconds for a whole autograde of a hanging submission
+HANG_BUDGET = 60.0  # seconds for a whole grading of a hanging submission
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("course")
     build.init_course(root)
+    secret.create(root)
     nbgrader = api(root)
     for name in STAGES:
         result = nbgrader.generate_assignment(name, force=True, create=True)
@@ -297,19 +281,26 @@ def _regions(text: str, marker: str) -> list[str]:
 
 
 # -- autograding ---------------------------------------------------------------------------------
+def solutions(course: Path, student: str, stage: build.Stage, replace: tuple[str, str] | None = None) -> None:
+    """Submit the stage's solution (as ``student``'s own, with one bug if ``replace`` says so)."""
+    text = notebook_text(stage, replace, course=course, student=student)
+    submit(course, student, stage, text, solved_files(stage, course))
+
+
 @pytest.mark.parametrize("name", STAGES)
 def test_solutions_full_marks_release_zero(course: Path, name: str) -> None:
     stage = STAGES[name]
-    submit(course, "solutions", stage, notebook_text(stage))
+    solutions(course, "solutions", stage)
     release = (course / "release" / name / stage.notebook).read_text(encoding="utf-8")
-    submit(course, "untouched", stage, release)
-    full = autograde(course, "solutions", stage)
-    zero = autograde(course, "untouched", stage)
+    submit(course, "untouched", stage, release, handed_in(stage, course))
+    full = grade(course, "solutions", stage)
+    zero = grade(course, "untouched", stage)
     assert full.max_score == stage.points() > 0
     assert full.score == full.max_score, f"solutions lost points in {sorted(full.lost())}"
     assert zero.score == 0, f"the untouched release scored in {sorted(set(zero.cells) - zero.lost())}"
+    assert not full.flag_kinds() and not zero.flag_kinds(), (full.flags, zero.flags)
     print(
-        f"{name}: {stage.points()} points; autograde {full.seconds:.1f} s (solutions), {zero.seconds:.1f} s (release)"
+        f"{name}: {stage.points()} points; graded in {full.seconds:.1f} s (solutions), {zero.seconds:.1f} s (untouched)"
     )
 
 
@@ -319,8 +310,8 @@ def test_one_bug_loses_only_its_rule(
 ) -> None:
     stage = STAGES[name]
     student = re.sub(r"\W+", "-", bug)
-    submit(course, student, stage, notebook_text(stage, replace))
-    grades = autograde(course, student, stage)
+    solutions(course, student, stage, replace)
+    grades = grade(course, student, stage)
     # The SDK client skips lines that are not JSON, but may choke on one at shutdown: either is fair.
     lenient = {"test_sdk_client"} if "print" in bug else set()
     assert lost <= grades.lost() <= lost | lenient, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
@@ -331,26 +322,64 @@ def test_one_bug_loses_only_its_rule(
         assert texts and "Traceback" not in texts[0], f"{cell}: {texts[:1]}"
 
 
-@pytest.mark.parametrize("name", HANGS)
+@pytest.mark.parametrize(("name", "bug", "target", "lost"), CLINIC_BUGS, ids=[f"{b[0]}:{b[1]}" for b in CLINIC_BUGS])
+def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, target: str, lost: set[str]) -> None:
+    from grader.course import clinic
+    from grader.grading.clinic_key import solution_value
+
+    stage = STAGES[name]
+    student = re.sub(r"\W+", "-", bug)
+    files = solved_files(stage, course)
+    text = notebook_text(stage, course=course, student=student)
+    if name.startswith("08"):
+        value = solution_value(clinic.salt(course / "source" / name), student)
+        if "misdiagnosed" in bug:
+            value[target]["rule"] = "ping" if value[target]["rule"] != "ping" else "id-echo"
+        elif "reproduce" in value[target]:
+            value[target]["reproduce"] = ['{"jsonrpc":"2.0","id":1,"method":"ping"}']
+        else:
+            value[target]["line"] = 1
+        source = stage.text.read_text(encoding="utf-8")
+        start, end = source.index("### BEGIN SOLUTION"), source.index("### END SOLUTION") + len("### END SOLUTION")
+        text = notebook_text_from(stage, source[:start] + "diagnosis = " + repr(value) + source[end:])
+    else:
+        files[target] = handed_in(stage, course)[target]
+    submit(course, student, stage, text, files)
+    grades = grade(course, student, stage)
+    assert grades.lost() == lost, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
+
+
+def notebook_text_from(stage: build.Stage, text: str) -> str:
+    from grader.course.notebook import parse
+
+    return json.dumps(parse(text, stage.name), indent=1, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("name", [*HANGS, "09-clinic-repair"])
 def test_a_hanging_server_costs_bounded_time(course: Path, name: str) -> None:
     stage = STAGES[name]
-    submit(course, "hangs", stage, notebook_text(stage, HANGS[name]))
-    grades = autograde(course, "hangs", stage)
+    if name in HANGS:
+        submit(course, "hangs", stage, notebook_text(stage, HANGS[name], course=course, student="hangs"))
+    else:  # a repair that hangs before it reads a line
+        files = solved_files(stage, course)
+        files["repair_3.py"] = "import time\ntime.sleep(3600)\n" + files["repair_3.py"]
+        submit(course, "hangs", stage, notebook_text(stage, course=course, student="hangs"), files)
+    grades = grade(course, "hangs", stage)
     assert grades.seconds < HANG_BUDGET, f"autograde took {grades.seconds:.0f} s"
     assert grades.score < grades.max_score
-    print(f"{name}: a hanging server autograded in {grades.seconds:.1f} s, {grades.score}/{grades.max_score}")
+    print(f"{name}: a hanging server graded in {grades.seconds:.1f} s, {grades.score}/{grades.max_score}")
 
 
 def test_feedback_shows_no_hidden_tests(course: Path) -> None:
     stage = STAGES["02-messages"]
     bug = BUGS[4]
     submit(course, "feedback", stage, notebook_text(stage, bug[2]))
-    autograde(course, "feedback", stage)
+    grade(course, "feedback", stage)
     result = api(course).generate_feedback(stage.name, "feedback", force=True)
     assert result["success"], result.get("log", "")[-3000:]
     page = course / "feedback" / "feedback" / stage.name / f"{stage.name}.html"
     html = unescape(page.read_text(encoding="utf-8"))
-    assert "check_branches" in html  # the visible test is there
+    assert "test_branches" in html and "check" in html  # the visible test is there
     for hidden in [*_regions(stage.text.read_text(encoding="utf-8"), "HIDDEN TESTS"), "random_ids"]:
         assert hidden not in html, f"hidden test source in the feedback: {hidden!r}"
     assert "id-echo" in html  # and the learner's failure message

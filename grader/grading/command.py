@@ -78,12 +78,18 @@ def check_course(course: Path, stage: str) -> None:
         raise GradeError(f"{stage} is not released yet: run nbgrader generate_assignment {stage} first")
 
 
-def grade_stage(course: Path, stage: str, jobs: int, out: object = None) -> list[Row]:
-    """Grade every submission of ``stage``; store the grades with nbgrader; return a row per student."""
+def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = None) -> list[Row]:
+    """Grade every submission of ``stage`` (or those of ``only``); store the grades with nbgrader; return a
+    row per student."""
     from grader.course.build import nbgrader_api
 
     check_course(course, stage)
     students = _submissions(course, stage)
+    if only is not None:
+        unknown = sorted(set(only) - set(students))
+        if unknown:
+            raise GradeError(f"no submission of {stage} from {', '.join(unknown)} in {course / 'submitted'}")
+        students = [s for s in students if s in only]
     rows = {s: Row(s) for s in students}
     verdicts: dict[str, Verdicts] = {}
     slots = list(range(1, jobs + 1))
@@ -191,11 +197,11 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
     return "\n".join(lines)
 
 
-def run(course: Path, stage: str, jobs: int) -> int:
+def run(course: Path, stage: str, jobs: int, only: list[str] | None = None) -> int:
     from .sandbox import detect
 
     started = time.monotonic()
-    rows = grade_stage(course, stage, jobs)
+    rows = grade_stage(course, stage, jobs, only)
     print(table(rows, stage, detect(1).isolation))
     print(f"\ngraded {len(rows)} submission(s) in {time.monotonic() - started:.1f} s with {jobs} job(s)")
     print(f"next: nbgrader generate_feedback {stage}; nbgrader export")

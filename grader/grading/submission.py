@@ -14,82 +14,19 @@ handed in beside the notebook (the clinic's repaired servers) are copied as they
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.course.checks import VALUES
+from grader.course.checks import HANDED_IN, VALUES
+from grader.course.notebook import modules, values
 
-_MODULE = re.compile(r"\A%%module[ \t]+(\w+)[ \t]*\n?")
-# Files a stage's learners hand in beside the notebook, by stage (glob patterns).
-HANDED_IN: dict[str, tuple[str, ...]] = {"09": ("repair_*.py",)}
-# Answers that are values (grader.course.checks.VALUES) are read from ``NAME = <literal>`` in the
-# learner's cells, never run.
+# Answers that are values (VALUES) are read from ``NAME = <literal>`` in the learner's cells, never
+# run; files a stage's learners hand in beside the notebook (HANDED_IN) are copied as they are.
 MAX_FILE = 1 << 20  # bytes: a handed-in file larger than this is not a repair
-
-
-def _source(cell: dict[str, Any]) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _locked(cell: dict[str, Any]) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("locked")) and not meta.get("solution")
-
-
-def values(notebook: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """``{NAME: value}`` for each ``NAME = <literal>`` in the learner's cells (the last one wins).
-
-    A name bound to something that is not a literal (a call, a comprehension) maps to a
-    :class:`NotData` that says so: the grader reads answers, it does not run them.
-
-    >>> nb = {"cells": [{"cell_type": "code", "source": "diagnosis = {'case-01': {'rule': 'ping'}}", "metadata": {}}]}
-    >>> values(nb, ("diagnosis",))
-    {'diagnosis': {'case-01': {'rule': 'ping'}}}
-    """
-    found: dict[str, Any] = {}
-    for cell in notebook.get("cells", []):
-        if cell.get("cell_type") != "code" or _locked(cell):
-            continue
-        try:
-            tree = ast.parse(_source(cell))
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                name = node.targets[0].id
-                if name in names:
-                    try:
-                        found[name] = ast.literal_eval(node.value)
-                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                        found[name] = NotData(f"{name} must be written out as data (a dict literal), not computed")
-    return found
-
-
-@dataclass(frozen=True)
-class NotData:
-    """An answer the grader could not read as data, and why."""
-
-    why: str
-
-
-def modules(notebook: dict[str, Any]) -> dict[str, str]:
-    """``{NAME: text}`` for every ``%%module NAME`` cell of the learner's."""
-    found: dict[str, str] = {}
-    for cell in notebook.get("cells", []):
-        if cell.get("cell_type") != "code" or _locked(cell):
-            continue
-        source = _source(cell)
-        match = _MODULE.match(source)
-        if match and match.group(1) not in ("reference", "grader", "lab_runtime"):
-            found[match.group(1)] = source[match.end() :]
-    return found
 
 
 @dataclass

@@ -38,6 +38,8 @@ CELLS: dict[tuple[str, str], Cell] = {}
 # Answers that are values, by stage: the learner's notebook sets ``NAME = <literal>``; the checks
 # read the value (in the notebook, from the kernel; when graded, from the cell's text as data).
 VALUES: dict[str, tuple[str, ...]] = {"08": ("diagnosis",)}
+# Files a stage's learners hand in beside the notebook, by stage (glob patterns).
+HANDED_IN: dict[str, tuple[str, ...]] = {"09": ("repair_*.py",)}
 
 
 def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], None]], Callable[[Work], None]]:
@@ -50,6 +52,32 @@ def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], N
         return run
 
     return register
+
+
+def run(cell: Cell, work: Work) -> None:
+    """Run ``cell``'s checks on ``work``; whatever the learner's code does on the way is a :class:`Failure`.
+
+    The checks call the learner's code through :func:`~grader.course.expect.call`, which explains
+    what it raised. A proxy used outside such a call (reading an attribute of the learner's object,
+    say) can still meet the learner's process stopped or ended, or their exception: that is a
+    verdict on their code too, never an error of the grader's.
+    """
+    from ..remote import RemoteDied, RemoteError, RemoteRaised, RemoteTimeout
+
+    try:
+        cell.run(work)
+    except RemoteTimeout as exc:
+        raise Failure(
+            "module", f"{exc}: an endless loop, or a wait without a timeout?", stderr=work.printed()
+        ) from None
+    except RemoteDied as exc:
+        raise Failure("module", str(exc), stderr=exc.stderr) from None
+    except RemoteError as exc:
+        raise Failure("module", f"{exc}", stderr=work.printed()) from None
+    except RemoteRaised as exc:
+        where = getattr(exc, "where", "")
+        details = {"where": where} if where else {}
+        raise Failure("module", f"your code raised {type(exc).__name__}: {exc}", **details) from None
 
 
 def cells(stage: str) -> dict[str, Cell]:

@@ -79,9 +79,10 @@ def running(work: Work, argv: list[str], check: str, **kwargs: Any) -> Iterator[
     try:
         yield client
     finally:
-        process = getattr(client, "process", None)
-        if process is not None and getattr(process, "poll", lambda: 0)() is None:
-            with contextlib.suppress(OSError):
+        # The learner's process may be stopped already (a call that hung): then it took the server with it.
+        with contextlib.suppress(Exception):
+            process = getattr(client, "process", None)
+            if process is not None and getattr(process, "poll", lambda: 0)() is None:
                 process.kill()
                 process.wait(2)
 

@@ -14,13 +14,19 @@ guard is in place before the learner's code is imported. Usage errors are one li
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any
 
 from lab_runtime import guard
 
-PIECES = ("framing", "messages", "tool_list")
+# What each piece must define for the course's server to run with it.
+PIECES = {
+    "framing": ("encode", "decode", "read_frame", "write_frame"),
+    "messages": ("handle_line",),
+    "tool_list": ("all_tools", "list_tools"),
+}
 
 
 def log(message: str) -> None:
@@ -106,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[0] = folder  # the learner's folder first, as for `python FILE`
     os.chdir(folder)
     guard.install(folder)
+    learner = importlib.import_module(args[0])
+    missing = [name for name in PIECES[args[0]] if not callable(getattr(learner, name, None))]
+    if missing:
+        print(f"course host: {args[0]}.py defines no {', '.join(missing)}", file=sys.stderr)
+        return 2
     log(f"the course's server with your {args[0]}.py in it")
     try:
         return {"framing": framing, "messages": messages, "tool_list": tool_list}[args[0]]()
