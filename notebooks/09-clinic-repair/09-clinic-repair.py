@@ -3,41 +3,205 @@ Stage 09 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # %% [markdown] id=title
 # # Stage 09: the clinic, repair
 #
-# Five servers, five bug reports. This time you get the source: each `repair_N.py` beside this
-# notebook is a whole MCP server in one file, about a hundred lines, written the way many real
-# servers are. Each has one defect. Find it, fix it in the file, and the checker grades the repair.
+# Five servers, five bug reports, and this time the source. Each `repair_N.py` beside this
+# notebook is a whole MCP shop server, written by someone else in a style of their own: a thread
+# per request, asyncio, a dispatcher class, a server leaning on a library, framing done by hand.
+# Each has one defect. You find it from the symptom and the wire, make the smallest repair, and
+# prove it with the checker.
+#
+# Open the files in JupyterLab's file browser (double-click), edit, save (Ctrl+S). Each has a
+# pristine copy, `repair_N.py.orig`, to compare against.
 
 # %% setup id=setup
-from grader.course import clinic, lab, repairs
+from grader.course import clinic, lab
 
 lab.setup("09")
 
-# %% [markdown] id=hand-out
-# ## 1. The files
+# %% [markdown] id=reading
+# ## 1. Reading a server you did not write
 #
-# The cell below writes the five files into this folder, once: running it again never overwrites
-# your work. Open them in JupyterLab's file browser (double-click), edit, save (Ctrl+S).
+# Do not read a strange server from the top down. Follow a message through it:
+#
+# 1. **In.** Where are lines read? By one loop, by a coroutine, by raw `os.read()` calls?
+# 2. **Out.** Where is stdout written? Find *every* place: a server often has two or three, and a
+#    defect hides in the one you did not look at.
+# 3. **At the same time.** What runs beside the main loop: threads, tasks, a worker pool, a
+#    heartbeat? Anything that runs at the same time can write at the same time, or keep the
+#    process alive.
+#
+# The first line of each file is its symptom, what a host or a user reported:
 
-# %% id=hand-out-files
-for number, name in enumerate(repairs.hand_out(), 1):
-    print(f"{name}: {repairs.DEFECTS[number - 1].symptom}")
+# %% id=symptoms
+from pathlib import Path
+
+for number in range(1, 6):
+    name = f"repair_{number}.py"
+    print(f"{name}: {Path(name).read_text().splitlines()[0].lstrip(chr(34))}")
 
 # %% [markdown] id=method
-# ## 2. How to work
+# ## 2. The method
 #
-# The method of stage 08, then a fix:
+# 1. **The checker first.** `clinic.report(...)` runs `mcp-lab check` and prints its report.
+#    Read the first failure, and the warnings: a rule that is only a SHOULD shows as WARN.
+# 2. **A targeted session.** The checker talks to a server the way a careful client does: one
+#    request at a time, waiting for each reply. A host does not always. Send the frames that the
+#    symptom points at, with `lab.watch(command, frames)`: a frame is a message (a dict) or a raw
+#    line (a `str` or `bytes`, sent as it is, even one holding several lines).
+# 3. **The smallest repair.** Change the lines that break the rule, and nothing else.
+# 4. **The checker again**, and the targeted session again.
 #
-# 1. Run the checker on the file and read its first failure. One defect can make several checks
-#    fail: a missing flush makes `initialize` time out too; a server that cannot echo an id right
-#    fails the checks that need a working handshake.
-# 2. Find the lines that break that rule. Every rule in the report (from MCP 2025-11-25 or
-#    JSON-RPC 2.0) comes with its fix.
-# 3. Change as little as you can: the grader accepts a repair of up to 12 changed lines, not a new
-#    server.
-# 4. Run the checker again. Done when it reports no failure (warnings are fine).
+# The rest of this lesson walks the method through the five kinds of defect you will meet. It
+# never shows a fix: that is your part.
 
-# %% id=check-one
-clinic.report(lab.program("repair_1"))
+# %% [markdown] id=flush
+# ## 3. When the checker sees it: a reply held back
+#
+# The checker on `repair_2.py`:
+
+# %% id=flush-report
+clinic.report(lab.program("repair_2"))
+
+# %% [markdown] id=flush-frames
+# `stdout-flush`: the replies held back are all errors. Stdout to a pipe is block-buffered, so a
+# reply written and not flushed waits in the process's buffer, and the host waits for it. The
+# rule is the one every request relies on (JSON-RPC 2.0, which MCP builds on, section 5):
+#
+# > When a rpc call is made, the Server **MUST** reply with a Response, except for in the case of
+# > Notifications.
+#
+# Now a targeted session: a line that is not JSON, sent alone.
+
+# %% id=flush-watch
+lab.watch(lab.program("repair_2"), [lab.initialize(id=1), "this is not json"])
+
+# %% [markdown] id=flush-why
+# The error arrives only after `(stdin closed)`: at exit, Python flushed the buffer. Yet the
+# report said `parse-error` PASS. The checker sends a ping after every bad line, and the ping's
+# reply is flushed, pushing the error out with it. So the checker cannot see every path: once
+# you have repaired what it reports, send each kind of line alone and watch each reply come.
+
+# %% [markdown] id=ids
+# ## 4. When the checker sees nothing: ids
+#
+# `repair_3.py`'s symptom: hosts list the tools, then every tool call spins until it times out.
+# The checker passes it:
+
+# %% id=ids-report
+clinic.report(lab.program("repair_3"))
+
+# %% [markdown] id=ids-frames
+# So ask what a host does that the checker did not. The checker's tool calls carry string ids
+# (`"call-count_orders-3"`); Claude Desktop, the Inspector and the SDKs number their requests
+# `1, 2, 3`. The rule (MCP 2025-11-25, Base Protocol):
+#
+# > Responses **MUST** include the same ID as the request they correspond to.
+#
+# The same ID means the same JSON value *and* type: `2` and `"2"` are two different ids. A tool
+# call with an integer id:
+
+# %% id=ids-watch
+call = lab.request("tools/call", id=2, params={"name": "count_orders", "arguments": {}})
+lab.watch(lab.program("repair_3"), [lab.initialize(id=1), lab.notification("notifications/initialized"), call])
+
+# %% [markdown] id=ids-why
+# Look at the `id` of each reply. Then find where the id of a tool call turns into something else,
+# and *why* the author did it: the repair must keep what they wanted (cancelling a call) and give
+# every reply its own id back. `int(...)` is not a repair: a client may send `"17"`, a string.
+
+# %% [markdown] id=race
+# ## 5. What a careful client never sees: several requests at once
+#
+# `repair_1.py` answers each request on a thread of its own. Its symptom: now and then, when the
+# assistant runs several tool calls at once, the host drops the connection. The checker, one
+# request at a time, passes it. The rules it breaks now and then (MCP 2025-11-25, Transports >
+# stdio):
+#
+# > Messages are delimited by newlines, and **MUST NOT** contain embedded newlines.
+#
+# > The server **MUST NOT** write anything to its stdout that is not a valid MCP message.
+#
+# A busy host sends twelve big calls in one write, and the cell below checks each line that comes
+# back. A race shows now and then, not every time: run the cell a few times.
+
+# %% id=race-burst
+import json
+import subprocess
+
+calls = [
+    lab.request("tools/call", id=n, params={"name": "list_orders", "arguments": {"limit": 100, "offset": 100 * n}})
+    for n in range(2, 14)
+]
+session = "".join(json.dumps(message) + "\n" for message in [lab.initialize(id=1), *calls])
+done = subprocess.run(lab.program("repair_1"), input=session.encode(), capture_output=True, timeout=30)
+for number, line in enumerate(done.stdout.split(b"\n")[:-1], 1):
+    try:
+        json.loads(line)
+        verdict = "one message"
+    except ValueError:
+        verdict = "NOT one JSON message: " + line[:60].decode(errors="replace") + " ..."
+    print(f"line {number:2}: {len(line):6} bytes  {verdict}")
+
+# %% [markdown] id=race-why
+# A broken line is two replies written into each other, and an empty line follows it: the
+# newline of the one that was cut. Every message must leave in one piece. Find every place that
+# writes to stdout, and ask of each: can another thread write while this one is half-way?
+
+# %% [markdown] id=library
+# ## 6. A dependency that writes to stdout
+#
+# `repair_4.py` keeps statistics with a small library, `tally`, vendored at the bottom of the
+# file. Treat it as a dependency you cannot change. The checker sees the damage at once:
+
+# %% id=library-report
+clinic.report(lab.program("repair_4"))
+
+# %% [markdown] id=library-how
+# Read `tally` to see *how* it writes: one way Python's `sys.stdout` knows about, and one it does
+# not. Stage 07's repair works below both, at the file descriptor. A host can also show a server's
+# logs, if the server sends them as messages (MCP 2025-11-25, Utilities > Logging):
+#
+# > Servers that emit log message notifications **MUST** declare the `logging` capability.
+#
+# Either repair is accepted, as long as stdout carries protocol messages only.
+
+# %% [markdown] id=exit
+# ## 7. The end of a session
+#
+# `repair_5.py`'s symptom: every host says the server "did not exit" and kills it. The checker
+# only warns (`exit-on-eof` is a SHOULD). The spec's shutdown for stdio (MCP 2025-11-25,
+# Lifecycle):
+#
+# > 1. First, closing the input stream to the child process (the server)
+# > 2. Waiting for the server to exit, or sending `SIGTERM` if the server does not exit within a
+# >    reasonable time
+#
+# Close its stdin and wait two seconds:
+
+# %% id=exit-watch
+lab.watch(lab.program("repair_5"), [lab.initialize(id=1)], wait=2)
+
+# %% [markdown] id=exit-why
+# `(exit status none yet)`: the loop ended, and something still runs. A Python process exits only
+# when its last non-daemon thread has ended. Find what runs beside the loop, what it waits for,
+# and what the main thread waits for at the end.
+
+# %% [markdown] id=task
+# ## Your turn: five repairs
+#
+# Repair each `repair_N.py` in place. Each test below grades one file, and runs it **alone**:
+#
+# - it must differ from the file handed out, by at most 30 lines (blank lines and comments do not
+#   count): a repair, not a new server;
+# - it must stay a server of its own: no course server imported or run (`reference.server`), no
+#   other `repair_N.py`, no `runpy`, `subprocess` or `exec`; the shop's answers
+#   (`reference.shop`, `reference.database`, `reference.errors`) stay allowed, as handed out;
+# - `mcp-lab check` must report no failure (warnings are fine);
+# - then a session aimed at the defect's own path: many calls at once, each error alone, ids of
+#   every type, stdout at start and at exit, the exit itself. It reads replies the way stage 06
+#   taught a client to: matched by id, in any order, with your server's notifications (a log
+#   message, say) let through.
+#
+# When graded, the same sessions run again with other ids, tools and orders.
 
 # %% [markdown] id=by-code
 # The cell below is where the course's own solution applies its repairs. In your copy it does
@@ -46,7 +210,9 @@ clinic.report(lab.program("repair_1"))
 # %% solution id=instructor_repairs
 def instructor_repairs():
     ### BEGIN SOLUTION
-    repairs.apply_solution()
+    from grader.grading.repairs import apply_solution
+
+    apply_solution()
     ### END SOLUTION
 
 
@@ -56,27 +222,43 @@ except NotImplementedError:
     pass
 
 # %% test id=test_repair_1 points=2
-repairs.check_repair(1)
+# repair_1.py: mcp-lab check, then 40 big tool calls and bad lines sent at once, twice.
+lab.check("test_repair_1")
 
 # %% test id=test_repair_2 points=2
-repairs.check_repair(2)
+# repair_2.py: mcp-lab check, then each kind of reply and error to a line sent alone.
+lab.check("test_repair_2")
 
 # %% test id=test_repair_3 points=2
-repairs.check_repair(3)
+# repair_3.py: mcp-lab check, then tool calls with ids of every JSON type, alone and together.
+lab.check("test_repair_3")
 
 # %% test id=test_repair_4 points=2
-repairs.check_repair(4)
+# repair_4.py: mcp-lab check, then stdout before the first request, during four calls, at exit.
+lab.check("test_repair_4")
 
 # %% test id=test_repair_5 points=2
-repairs.check_repair(5)
+# repair_5.py: mcp-lab check, then the exit after three sessions (no input, a call, a bad line).
+lab.check("test_repair_5")
 
 # %% [markdown] id=end
 # ## The end of the course
 #
-# You have built an MCP server and a client from the wire up, kept stdout clean, and read and
-# repaired servers that others broke. The checker you used is yours to keep: point it at any stdio
-# server you meet.
+# You have built an MCP server and a client from the wire up, kept stdout clean, diagnosed servers
+# others broke, and repaired them from their source. The checker you used is yours to keep: point
+# it at any stdio server you meet.
 #
 # ```sh
 # .venv/bin/mcp-lab check -- COMMAND [ARGS...]
 # ```
+#
+# **Recall.**
+#
+# 1. The checker passes a server, and a host still fails with it. Name two things a host does that
+#    the checker's session does not.
+# 2. Why does a missing flush on the error path survive a checker that sends a ping after every
+#    bad line?
+# 3. A reply's id comes back as `"7"` for a request sent with `7`. Why is `int(id)` in the reply
+#    the wrong repair?
+# 4. A library you cannot change writes to stdout with `print()` and with `os.write(1, ...)`. Which
+#    repair stops both, and why does `contextlib.redirect_stdout` stop only one?
