@@ -35,8 +35,13 @@ def notebook_text(
     """The stage's solution notebook as JSON text, with one text replacement (a learner's bug).
 
     Stage 08's answer is data written for one learner's draw: with ``course`` and ``student``, its
-    solution cell becomes that learner's right answer as a literal (as a learner writes it)."""
+    solution cell becomes that learner's right answer as a literal (as a learner writes it). Stage
+    09's solution cell is the instructor's machinery (it writes the repaired files): a learner's
+    notebook holds nothing there, and their files carry the answer (:func:`solved_files`)."""
     text = stage.text.read_text(encoding="utf-8")
+    if course is not None and stage.name.startswith("09"):
+        start, end = text.index("### BEGIN SOLUTION"), text.index("### END SOLUTION") + len("### END SOLUTION")
+        text = text[:start] + "pass" + text[end:]
     if course is not None and stage.name.startswith("08"):
         from grader.course import clinic
         from grader.grading.clinic_key import solution

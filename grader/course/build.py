@@ -81,6 +81,16 @@ def ignored_files() -> list[str]:
     return [".ipynb_checkpoints", "__pycache__", "*.pyc", "*.db", *modules]
 
 
+# nbgrader's sanitising steps, after a first one that turns a cell claiming to be graded but
+# unknown to the course into a plain cell (nbgrader would fail the whole submission on it).
+SANITIZE_PREPROCESSORS = [
+    "grader.grading.nbhook.DropForeignCells",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 # nbgrader's autograde steps, with the learner's notebook never run: GradeOutside puts the verdicts
 # that grading decided outside the learner's kernel where Execute would have put the outputs.
 AUTOGRADE_PREPROCESSORS = [
@@ -107,6 +117,7 @@ _WHY = {
     "# course (seconds): this is the outer net.",
     "Autograde": "Grading never runs the learner's notebook: each graded cell gets the verdict of the course's\n"
     "# checks, run outside the learner's kernel against their %%module files (mcp-lab course grade).",
+    "OverwriteCells": "A graded cell the learner deleted comes back from the source and is graded like the others.",
     "GenerateFeedback": "Feedback shows scores and the learner's own failures, never the source of hidden tests.",
 }
 
@@ -116,7 +127,11 @@ def settings() -> dict[str, dict[str, Any]]:
     return {
         "CourseDirectory": {"course_id": COURSE_ID, "ignore": ignored_files()},
         "Execute": {"timeout": CELL_TIMEOUT, "interrupt_on_timeout": True, "kernel_name": "python3"},
-        "Autograde": {"autograde_preprocessors": AUTOGRADE_PREPROCESSORS},
+        "Autograde": {
+            "sanitize_preprocessors": SANITIZE_PREPROCESSORS,
+            "autograde_preprocessors": AUTOGRADE_PREPROCESSORS,
+        },
+        "OverwriteCells": {"add_missing_cells": True},
         "GenerateFeedback": {"preprocessors": FEEDBACK_PREPROCESSORS},
     }
 

@@ -25,6 +25,7 @@ the sandbox), so a check passes or fails alike in both.
 from __future__ import annotations
 
 import atexit
+import json
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -110,6 +111,10 @@ def build(stage: str, target: Path) -> Path:
     chosen = plan(stage)
     target.mkdir(parents=True)
     _copy_package(LAB_RUNTIME, target / "lab_runtime")
+    # What the stage teaches, for the guard: asking for one of these is asking for the answer key.
+    absent = set(TEACHES) if chosen.absent == ALL else chosen.absent
+    answers = sorted(m for m, s in TEACHES.items() if s == stage and m in absent)
+    (target / "lab_runtime" / "stage.json").write_text(json.dumps({"stage": stage, "answers": answers}) + "\n")
     if chosen.absent == ALL:
         return target
     package = target / "reference"

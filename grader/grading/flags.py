@@ -18,12 +18,15 @@ import ast
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from grader.course import runtime
 
 # What each kind of flag means, for the grading table's legend.
 KINDS = {
     "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader",
+    "tampering": "a cell of the notebook tries to change the course's checks, the kernel's input or graded cells "
+    "(it has no effect on the grade: the notebook is not run when graded)",
     "course-files": "the submission's code names course files (the gradebook, source/, release/, nbgrader)",
     "refused": "the guard refused the submission's code something while it ran (see why)",
     "dynamic-code": "the submission's code builds code at run time (exec, eval, __import__): read it",
@@ -72,7 +75,7 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
         for imported in _imported(tree):
             top, _, rest = imported.partition(".")
             piece = rest.partition(".")[0]
-            if top in ("grader", "nbgrader"):
+            if top == "nbgrader" or (top == "grader" and not where.startswith("cell ")):
                 flags.append(Flag("answer-key", f"{where} imports {imported}"))
             elif top == "reference" and piece and piece not in allowed:
                 teaches = runtime.TEACHES.get(piece)
@@ -91,6 +94,63 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
                 called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
                 if called in _DYNAMIC or called == "import_module":
                     flags.append(Flag("dynamic-code", f"{where} line {node.lineno}: {called}(...)"))
+    return _unique(flags)
+
+
+_TAMPER_WORDS = ("input_transformers", "ast_transformers", "register_magic_function", "events.register")
+
+
+def _bound_to_course(tree: ast.AST) -> set[str]:
+    """Names a cell binds to the course's own modules (``from grader.course import lab`` binds ``lab``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(a.asname or a.name).partition(".")[0] for a in node.names if a.name.startswith("grader")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
+            names |= {a.asname or a.name for a in node.names}
+    return names | {"lab", "clinic"}  # the names the set-up cell binds
+
+
+def scan_notebook(stage: str, notebook: dict[str, Any], graded: set[str]) -> list[Flag]:
+    """Flags read from the notebook's own cells (the learner's, not the locked ones; never run).
+
+    ``graded``: the grade ids of the stage's graded cells, from the instructor's source."""
+    flags: list[Flag] = []
+    for number, cell in enumerate(notebook.get("cells", []), 1):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and meta.get("grade_id") not in graded:
+            flags.append(Flag("tampering", f"cell {number} claims to be a graded cell ({meta.get('grade_id')!r})"))
+        if cell.get("cell_type") != "code" or (meta.get("locked") and not meta.get("solution")):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if source.lstrip().startswith("%%module"):
+            continue  # a module: scanned with the learner's files
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        course = _bound_to_course(tree)
+        for node in ast.walk(tree):
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if isinstance(node, ast.AugAssign | ast.Delete):
+                target = node.target if isinstance(node, ast.AugAssign) else node.targets[0]
+            if isinstance(target, ast.Attribute):
+                base = target.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in course:
+                    flags.append(Flag("tampering", f"cell {number} changes {ast.unparse(target)}"))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                flags.append(Flag("tampering", f"cell {number} line {node.lineno}: setattr(...)"))
+        if any(word in code for word in _TAMPER_WORDS):
+            flags.append(Flag("tampering", f"cell {number} changes how the kernel reads the cells that follow"))
+        for flag in scan(stage, {f"cell {number}": code}):
+            if flag.kind != "dynamic-code":
+                flags.append(Flag(flag.kind, flag.why.replace(".py", "", 1)))
+        if any(imported.startswith(("grader.grading", "grader.checker.catalogue")) for imported in _imported(tree)):
+            flags.append(Flag("answer-key", f"cell {number} imports the grading side of the course"))
     return _unique(flags)
 
 

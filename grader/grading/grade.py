@@ -64,14 +64,15 @@ class Verdicts:
         return cls(**data)
 
 
-def graded_cells(course: Path, stage_name: str) -> dict[str, float]:
-    """The graded cells of the stage and their points, from the instructor's source notebook."""
+def graded_cells(course: Path, stage_name: str, every: bool = False) -> dict[str, float]:
+    """The graded cells of the stage and their points, from the instructor's source notebook
+    (``every``: all the cells nbgrader knows by an id, the solution and locked ones too)."""
     path = course / "source" / stage_name / f"{stage_name}.ipynb"
     notebook = json.loads(path.read_text(encoding="utf-8"))
     found = {}
     for cell in notebook["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and cell.get("cell_type") == "code":
+        if (meta.get("grade") and cell.get("cell_type") == "code") or (every and meta.get("grade_id")):
             found[meta["grade_id"]] = float(meta.get("points", 0))
     return found
 
@@ -154,6 +155,7 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
     else:
         texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
         found += flags.scan(stage, texts)
+        found += flags.scan_notebook(stage, submission.notebook, set(points))
         keys = secret.Keys(secret.load(course), student, stage)
         course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:

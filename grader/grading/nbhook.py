@@ -59,6 +59,36 @@ def outputs(verdict: CellVerdict | None) -> list[NotebookNode]:
     return [new_output("error", ename="Failure", evalue=first, traceback=[f"\x1b[31mFailure\x1b[0m  {first}", *rest])]
 
 
+class DropForeignCells(Preprocessor):
+    """Before nbgrader's own checks: a cell that claims to be graded but is not one of the course's
+    (an nbgrader id the source does not have, or a second cell with one it has) becomes a plain cell.
+
+    nbgrader would fail the whole submission on it; grading flags it instead (see
+    :func:`grader.grading.flags.scan_notebook`) and grades the real cells.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
+        from nbgrader.coursedir import CourseDirectory
+
+        from .grade import graded_cells
+
+        course = Path(CourseDirectory(config=self.config).root).resolve()
+        known = set(graded_cells(course, resources["nbgrader"]["assignment"], every=True))
+        seen: set[str] = set()
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if not meta:
+                continue
+            grade_id = meta.get("grade_id")
+            if grade_id not in known or grade_id in seen:
+                del cell.metadata["nbgrader"]
+            else:
+                seen.add(grade_id)
+        return nb, resources
+
+
 class GradeOutside(Preprocessor):
     """Every graded cell's output from the verdicts; no other cell is run or changed."""
 

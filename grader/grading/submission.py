@@ -37,6 +37,7 @@ class Submission:
     modules: dict[str, str] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)  # handed-in files by name
     values: dict[str, Any] = field(default_factory=dict)  # answers that are values (stage 08's diagnosis)
+    notebook: dict[str, Any] = field(default_factory=dict)  # the notebook as read (for the flags)
     problem: str = ""  # why the notebook could not be read ("" when it could)
 
     @classmethod
@@ -51,6 +52,7 @@ class Submission:
         except (OSError, ValueError) as exc:
             found.problem = f"{notebook_name} is not a readable notebook: {exc}"
             return found
+        found.notebook = notebook
         found.modules = modules(notebook)
         found.values = values(notebook, VALUES.get(stage, ()))
         for pattern in HANDED_IN.get(stage, ()):

@@ -59,13 +59,16 @@ def runs_answer_key(words: list[str]) -> bool:
     return False
 
 
-def refusal(event: str, args: tuple, allowed: tuple[str, ...] = ()) -> str | None:
-    """Why ``event`` with ``args`` is refused (None: it is not). ``allowed``: folders one may write in."""
+def refusal(event: str, args: tuple, allowed: tuple[str, ...] = (), answers: tuple[str, ...] = ()) -> str | None:
+    """Why ``event`` with ``args`` is refused (None: it is not). ``allowed``: folders one may write in;
+    ``answers``: the reference modules the stage teaches (not in its runtime: asking for one is noted)."""
     if event == "import":
         name = args[0] if args and isinstance(args[0], str) else ""
         top = name.partition(".")[0]
         if top in FORBIDDEN_MODULES:
             return f"import {name}: the grader is not available to your code"
+        if top == "reference" and name.partition(".")[2].partition(".")[0] in answers:
+            return f"import {name}: the answer key of this stage is not available to your code"
         return None
     if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn"):
         words = _words(args[1] if event == "subprocess.Popen" and len(args) > 1 else args[:2])
@@ -84,16 +87,26 @@ def refusal(event: str, args: tuple, allowed: tuple[str, ...] = ()) -> str | Non
     return None
 
 
+def _answers() -> tuple[str, ...]:
+    """The reference modules this runtime's stage teaches (written beside the guard by the course)."""
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "stage.json"), encoding="utf-8") as file:
+            return tuple(json.load(file).get("answers", ()))
+    except (OSError, ValueError):
+        return ()
+
+
 def install(folder: str) -> None:
     """Add the hook for a learner's process working in ``folder``."""
     allowed = tuple(os.path.realpath(p) for p in (folder, tempfile.gettempdir(), "/tmp", os.devnull))
+    answers = _answers()
     report = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
     log_path = os.environ.get("MCP_LAB_GUARD_LOG", "")
     # Opened now, before the learner's code runs: the guard's own writes are not refused.
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if log_path else -1
 
     def hook(event: str, args: tuple) -> None:
-        why = refusal(event, args, allowed)
+        why = refusal(event, args, allowed, answers)
         if why is None:
             return
         line = json.dumps({"event": event, "why": why}) + "\n"

@@ -1,0 +1,225 @@
+"""Grades an instructor can trust: cheats submitted to stages 02, 05 and 08, graded with ``mcp-lab course grade``.
+
+Every cheat starts from the untouched release (no real work) and adds the trick: patched course
+helpers, an input transformer, a write to the gradebook (from a notebook cell and from the
+learner's own module), the instructor's source read from disk, the answer key imported or run, a
+graded cell the course does not have, a fork bomb, a friend's answers, answers computed by the
+grading side. Each must gain no point and show its flag. The answer key keeps full marks, the
+untouched release scores zero, and grading changes nothing in ``source/``, ``release/`` or the
+gradebook's rows of anyone else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from course_support import api, notebook_text, submit
+
+from grader.course import build, clinic
+from grader.grading import secret
+from grader.grading.clinic_key import solution_value
+from grader.grading.command import Row, grade_stage
+
+pytestmark = pytest.mark.timeout(900)
+STAGES = {s.name: s for s in build.stages() if s.name[:2] in ("02", "05", "08")}
+
+
+def cell(source: str, **nbgrader: Any) -> dict[str, Any]:
+    meta = {"nbgrader": {"schema_version": 3, **nbgrader}} if nbgrader else {}
+    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": source}
+
+
+def release(course: Path, stage: str, *extra: dict[str, Any], answers: str = "") -> str:
+    """The untouched release of ``stage`` with cells of the learner's own added at the end."""
+    notebook = json.loads((course / "release" / stage / f"{stage}.ipynb").read_text(encoding="utf-8"))
+    notebook["cells"].extend(extra)
+    if answers:
+        notebook["cells"].append(cell(answers))
+    return json.dumps(notebook)
+
+
+PATCHED_HELPERS = cell(
+    "import grader.course.checks as checks\n"
+    "from grader.course import expect\n"
+    "checks.run = lambda cell, work: None\n"
+    "lab.check = lambda grade_id: print('public checks passed')\n"
+    "expect.Failure = Exception\n"
+)
+INPUT_TRANSFORMER = cell("get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n")
+GRADEBOOK_FROM_A_CELL = cell(
+    "import sqlite3, pathlib\n"
+    "for path in pathlib.Path('/').glob('**/gradebook.db'):\n"
+    "    db = sqlite3.connect(path)\n"
+    "    db.execute('UPDATE grade SET extra_credit = 250')\n"
+    "    db.commit()\n"
+)
+FORGED_GRADED_CELL = cell(
+    "print('all good')", grade=True, grade_id="test_bonus", points=100, locked=True, solution=False
+)
+
+# A module that goes looking for the course: the gradebook to write, the instructor's source to run.
+GRADEBOOK_FROM_A_MODULE = """%%module messages
+import os, sqlite3
+for root, dirs, files in os.walk("/"):
+    if "gradebook.db" in files:
+        db = sqlite3.connect(os.path.join(root, "gradebook.db"))
+        db.execute("UPDATE grade SET extra_credit = 400")
+        db.commit()
+def handle_line(line, methods):
+    raise NotImplementedError
+"""
+SOURCE_READER = """%%module messages
+import json, os
+found = None
+for root, dirs, files in os.walk("/"):
+    if root.endswith("source/02-messages") and "02-messages.ipynb" in files:
+        found = os.path.join(root, "02-messages.ipynb")
+if found:
+    cells = json.load(open(found))["cells"]
+    exec(next(c["source"] for c in cells if c["source"].startswith("%%module messages")).split("\\n", 1)[1])
+"""
+ANSWER_KEY_IMPORTED = """%%module messages
+from reference.dispatch import Dispatcher
+from reference.envelope import error_message, result_message
+
+def handle_line(line, methods):
+    return Dispatcher(methods, {}).handle_line(line)
+"""
+FORK_BOMB = """%%module messages
+import os
+while True:
+    os.fork()
+"""
+REFERENCE_RUN = """%%module shop_server
+import os, sys
+if __name__ == "__main__":
+    os.execv(sys.executable, [sys.executable, "-m", "reference.server"])
+"""
+REFERENCE_IMPORTED = """%%module shop_server
+import sys
+from reference.server import make_server
+if __name__ == "__main__":
+    sys.exit(make_server().serve(sys.stdin.buffer, sys.stdout.buffer))
+"""
+GRADING_SIDE = cell(
+    "from grader.grading.clinic_key import solution_value\n"
+    "from grader.course import clinic\n"
+    "diagnosis = solution_value(clinic.salt(), clinic.student())\n"
+)
+
+# (stage, student, how the submission is made, the flag kind it must show)
+CHEATS: list[tuple[str, str, Any, str]] = [
+    ("02-messages", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
+    ("02-messages", "input-transformer", lambda c, s: release(c, s, INPUT_TRANSFORMER), "tampering"),
+    ("02-messages", "gradebook-from-a-cell", lambda c, s: release(c, s, GRADEBOOK_FROM_A_CELL), "course-files"),
+    ("02-messages", "forged-graded-cell", lambda c, s: release(c, s, FORGED_GRADED_CELL), "tampering"),
+    (
+        "02-messages",
+        "gradebook-from-a-module",
+        lambda c, s: release(c, s, cell(GRADEBOOK_FROM_A_MODULE)),
+        "course-files",
+    ),
+    ("02-messages", "source-reader", lambda c, s: release(c, s, cell(SOURCE_READER)), "course-files"),
+    ("02-messages", "answer-key-imported", lambda c, s: release(c, s, cell(ANSWER_KEY_IMPORTED)), "answer-key"),
+    ("02-messages", "fork-bomb", lambda c, s: release(c, s, cell(FORK_BOMB)), ""),
+    ("05-tools-call", "reference-run", lambda c, s: release(c, s, cell(REFERENCE_RUN)), "refused"),
+    ("05-tools-call", "reference-imported", lambda c, s: release(c, s, cell(REFERENCE_IMPORTED)), "refused"),
+    ("05-tools-call", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
+    ("08-clinic-diagnosis", "grading-side", lambda c, s: release(c, s, GRADING_SIDE), "answer-key"),
+    ("08-clinic-diagnosis", "input-transformer", lambda c, s: release(c, s, INPUT_TRANSFORMER), "tampering"),
+]
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def gradebook_rows(course: Path, assignment: str) -> list[tuple[Any, ...]]:
+    """Every grade row of ``assignment``, as stored (scores, extra credit, comments' ids...)."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        query = (
+            "SELECT g.* FROM grade g JOIN submitted_notebook n ON g.notebook_id = n.id "
+            "JOIN submitted_assignment a ON n.assignment_id = a.id "
+            "JOIN assignment s ON a.assignment_id = s.id WHERE s.name = ? ORDER BY g.id"
+        )
+        return db.execute(query, (assignment,)).fetchall()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, Row]], dict[str, Any]]:
+    course = tmp_path_factory.mktemp("cheats") / "course"
+    build.init_course(course)
+    secret.create(course)
+    nbgrader = api(course)
+    for name in STAGES:
+        assert nbgrader.generate_assignment(name, force=True, create=True)["success"]
+    for name, stage in STAGES.items():
+        submit(course, "answer-key", stage, notebook_text(stage, course=course, student="answer-key"))
+        submit(course, "untouched", stage, release(course, name))
+    salt = clinic.salt(course / "source" / "08-clinic-diagnosis")
+    friend = "diagnosis = " + repr(solution_value(salt, "answer-key"))
+    submit(
+        course, "copied-answers", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=friend)
+    )
+    for name, student, make, _ in CHEATS:
+        submit(course, student, STAGES[name], make(course, name))
+    before = {"source": digest(course / "source"), "release": digest(course / "release")}
+    rows: dict[str, dict[str, Row]] = {}
+    # Stage 02 first: its gradebook rows must survive the other stages' cheats untouched.
+    rows["02-messages"] = {r.student: r for r in grade_stage(course, "02-messages", 2)}
+    before["02 rows"] = gradebook_rows(course, "02-messages")
+    for name in ("05-tools-call", "08-clinic-diagnosis"):
+        rows[name] = {r.student: r for r in grade_stage(course, name, 2)}
+    after = {"source": digest(course / "source"), "release": digest(course / "release")}
+    after["02 rows"] = gradebook_rows(course, "02-messages")
+    return course, rows, {"before": before, "after": after}
+
+
+def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any) -> None:
+    _, rows, _ = graded
+    for name, stage in STAGES.items():
+        key, untouched = rows[name]["answer-key"], rows[name]["untouched"]
+        assert key.score == key.max_score == stage.points(), (name, key)
+        assert untouched.score == 0, (name, untouched)
+        # In stage 08 a friend handed in the answer key's answers: both are flagged, the instructor looks.
+        assert {f["kind"] for f in key.flags} <= ({"copied"} if name.startswith("08") else set()), key.flags
+        assert not untouched.flags, (name, untouched.flags)
+
+
+@pytest.mark.parametrize(("name", "student", "make", "kind"), CHEATS, ids=[f"{c[0][:2]}:{c[1]}" for c in CHEATS])
+def test_a_cheat_gains_nothing_and_is_flagged(graded: Any, name: str, student: str, make: Any, kind: str) -> None:
+    _, rows, _ = graded
+    row = rows[name][student]
+    assert row.score == 0, f"{student} gained {row.score} points in {name}"
+    assert row.status == "graded", row  # a verdict, not a grading failure
+    if kind:
+        assert kind in {f["kind"] for f in row.flags}, row.flags
+
+
+def test_a_friends_answers_score_as_the_friends_cases_would_and_are_flagged(graded: Any) -> None:
+    _, rows, _ = graded
+    copied = rows["08-clinic-diagnosis"]["copied-answers"]
+    assert copied.score <= 2, copied  # another learner's cases: a coincidence at most
+    assert "copied" in {f["kind"] for f in copied.flags}, copied.flags
+
+
+def test_grading_changes_nothing_outside_the_grades_it_gives(graded: Any) -> None:
+    _, _, seen = graded
+    before, after = seen["before"], seen["after"]
+    assert after["source"] == before["source"], "source/ changed while grading"
+    assert after["release"] == before["release"], "release/ changed while grading"
+    assert after["02 rows"] == before["02 rows"], "stage 02's grades changed while other stages were graded"
+
+
+def test_no_extra_credit_reached_the_gradebook(graded: Any) -> None:
+    course, _, _ = graded
+    with sqlite3.connect(course / "gradebook.db") as db:
+        extra = db.execute("SELECT count(*) FROM grade WHERE extra_credit IS NOT NULL AND extra_credit != 0").fetchone()
+    assert extra == (0,)
