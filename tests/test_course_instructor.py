@@ -1,4 +1,4 @@
-"""The instructor's worked example in README.md, run as it stands with nbgrader's own commands.
+"""The instructor's worked example in README.md, run as it stands: nbgrader's commands and `mcp-lab course grade`.
 
 The README's ```sh block under "For instructors" is cut at its comment about collecting work: the
 part before runs, then two learners hand in (one with the solutions, one with the release as it
@@ -47,7 +47,7 @@ def test_the_readme_instructor_example_runs(tmp_path: Path) -> None:
     cut = next(i for i, line in enumerate(lines) if line.startswith("# collect"))
     before, after = lines[:cut], lines[cut + 1 :]
     assert any("generate_assignment" in line for line in before)
-    assert any("autograde" in line for line in after) and any("export" in line for line in after)
+    assert any("mcp-lab course grade" in line for line in after) and any("export" in line for line in after)
     course = tmp_path / "mcp-course"
     done = run_script(before, course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
