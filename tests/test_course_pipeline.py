@@ -232,6 +232,9 @@ def test_source_notebooks_execute_under_nbval(tmp_path: Path) -> None:
         folder = tmp_path / stage.name
         folder.mkdir()
         copies.append(write(stage.text, folder / stage.notebook))
+        for extra in stage.folder.iterdir():  # what a stage hands out beside its notebook (stage 09's servers)
+            if extra.is_file() and extra != stage.text:
+                shutil.copy2(extra, folder / extra.name)
     command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-cell-timeout=120",
                "--nbval-current-env", "-o", "addopts=", "-o", "testpaths=", *map(str, copies)]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=540, cwd=tmp_path, env=python_env())
