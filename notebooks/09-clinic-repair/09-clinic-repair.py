@@ -36,7 +36,8 @@ from pathlib import Path
 
 for number in range(1, 6):
     name = f"repair_{number}.py"
-    print(f"{name}: {Path(name).read_text().splitlines()[0].lstrip(chr(34))}")
+    symptom = Path(name).read_text().splitlines()[0].lstrip('"')
+    print(f"{name}: {symptom}")
 
 # %% [markdown] id=method
 # ## 2. The method

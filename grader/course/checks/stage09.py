@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.checker.probe import same_id
+from reference.framing import encode
 
 from .. import runtime
 from ..build import NOTEBOOKS
@@ -222,8 +223,6 @@ class Burst:
     pause: float = 0.0  # seconds between two sends (a sender thread spreads them over time)
 
     def frames(self) -> list[bytes]:
-        from reference.framing import encode
-
         out: list[bytes] = []
         for i in range(max(len(self.requests), len(self.bad_lines))):
             if i < len(self.requests):
@@ -357,7 +356,7 @@ def replay_stdout_clean(argv: Sequence[str], calls: list[tuple[str, dict[str, An
     """Server 4: nothing on stdout before the first request, and only messages after: at start, during
     every tool call, at exit. A server that logs through notifications/message declares logging."""
     with Server(argv) as server:
-        early = [item for item in server.probe.read_for(quiet)]
+        early = server.probe.read_for(quiet)
         if early:
             raise Failure(
                 "stdout-silent-at-start",
