@@ -141,6 +141,48 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_call_tool", "test_mcp_lab_check"},
     ),
     (
+        "05-tools-call",
+        "a crashing tool's traceback on stdout",
+        ("traceback.print_exc(file=sys.stderr)", "traceback.print_exc(file=sys.stdout)"),
+        {"test_call_tool"},
+    ),
+    (
+        "06-the-client",
+        "a server request with id 0 taken for a notification",
+        (
+            '        if "id" not in message:\n            self.notifications.append(message)',
+            '        if not message.get("id"):\n            self.notifications.append(message)',
+        ),
+        {"test_server_messages"},
+    ),
+    (
+        "06-the-client",
+        "an unknown server request refused with the wrong code",
+        (
+            'error = {"code": -32601, "message": f"Method not found:',
+            'error = {"code": -32603, "message": f"Method not found:',
+        ),
+        {"test_server_messages"},
+    ),
+    (
+        "06-the-client",
+        "a timeout per message, not for the whole request",
+        (
+            "            message = self.next_message(deadline - time.monotonic())\n",
+            "            message = self.next_message(self.timeout if timeout is None else timeout)\n",
+        ),
+        {"test_timeouts"},
+    ),
+    (
+        "07-stdout-hygiene",
+        "stdout flushed before the swap",
+        (
+            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n    sys.stdout.flush()\n",
+            "    sys.stdout.flush()\n    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n",
+        ),
+        {"test_protocol_stdout"},
+    ),
+    (
         "06-the-client",
         "replies matched by order, not by id",
         (
@@ -170,7 +212,9 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         "07-stdout-hygiene",
         "stdout kept, never pointed at stderr",
         (
-            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n    sys.stdout = sys.stderr\n",
+            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n"
+            "    sys.stdout.flush()\n"
+            "    sys.stdout = sys.stderr\n",
             "",
         ),
         {"test_protocol_stdout", "test_quiet_server"},
@@ -323,6 +367,36 @@ def test_one_bug_loses_only_its_rule(
     for cell in lost:
         texts = error_texts(notebook, cell)
         assert texts and "Traceback" not in texts[0], f"{cell}: {texts[:1]}"
+
+
+DEBUG_LINE = 'import sys as _debug\nprint("debug: my module is loaded", file=_debug.stderr)\n'
+
+
+def with_debug_lines(text: str) -> str:
+    """A stage's text with a debug line to stderr in every module the learner writes."""
+    return re.sub(r"(%%module \w+\n)", lambda m: m.group(1) + DEBUG_LINE, text)
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_a_debug_line_to_stderr_costs_nothing(course: Path, name: str) -> None:
+    """The course teaches stderr as the place for logs: a learner who uses it loses nothing."""
+    stage = STAGES[name]
+    student = "debug-lines"
+    text = notebook_text(stage, course=course, student=student)
+    notebook = json.loads(text)
+    for cell in notebook["cells"]:
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if source.startswith("%%module "):
+            cell["source"] = with_debug_lines(source)
+        elif source.startswith("diagnosis = "):
+            cell["source"] = source + "\n" + DEBUG_LINE
+    files = {
+        name: re.sub(r"\nif __name__ == .__main__.:", "\n" + DEBUG_LINE + "\nif __name__ == '__main__':", text, count=1)
+        for name, text in solved_files(stage, course).items()
+    }
+    submit(course, student, stage, json.dumps(notebook), files)
+    grades = grade(course, student, stage)
+    assert grades.score == grades.max_score == stage.points(), f"lost {sorted(grades.lost())}"
 
 
 @pytest.mark.parametrize(("name", "bug", "target", "lost"), CLINIC_BUGS, ids=[f"{b[0]}:{b[1]}" for b in CLINIC_BUGS])

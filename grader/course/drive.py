@@ -175,7 +175,14 @@ class Server:
     def _compare(self, sent: Any, reply: Any, expected: dict[str, Any], check: str) -> None:
         problem = mismatch(sent, reply, expected)
         if problem:
-            raise Failure(check, problem, sent=show(sent), expected=show(expected), received=show(reply))
+            # The rule the evidence shows: a reply that carries the right id in another JSON type
+            # breaks id-echo, whatever else the exchange was testing.
+            shown = check
+            want, got = expected.get("id"), reply.get("id") if isinstance(reply, dict) else None
+            if "id" in expected and check != "id-echo" and _fence_reply(got, want) and not same_id(got, want):
+                shown = "id-echo"
+                problem = f"{problem} (this exchange tested {check}; the id broke first)"
+            raise Failure(shown, problem, sent=show(sent), expected=show(expected), received=show(reply))
 
     def _no_reply(self, sent: Any, check: str) -> None:
         stderr = self.probe.stderr_tail()

@@ -149,18 +149,19 @@ class Work:
             return self.runner.inside(self.db)
         return f"{self.runner.inside(self.folder)}/{path.relative_to(self.folder).as_posix()}"
 
-    def command(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` (as the learner's processes see paths) as a command the checks can start."""
-        return self.runner.wrap(argv, self.env())
+    def command(self, argv: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
+        """``argv`` (as the learner's processes see paths) as a command the checks can start (``env``:
+        variables to set besides the runtime's, with paths as the learner's processes see them)."""
+        return self.runner.wrap(argv, {**self.env(), **(env or {})})
 
-    def program(self, name: str, *args: str) -> list[str]:
+    def program(self, name: str, *args: str, env: dict[str, str] | None = None) -> list[str]:
         """The command that runs the learner's ``NAME.py`` as a program (a whole server)."""
-        return self.run_file(self.file(name), *args)
+        return self.run_file(self.file(name), *args, env=env)
 
-    def run_file(self, path: Path, *args: str) -> list[str]:
+    def run_file(self, path: Path, *args: str, env: dict[str, str] | None = None) -> list[str]:
         """The command that runs ``path`` (in the learner's folder, or a :meth:`scratch` folder of it) as a
         program, in its own folder, under the guard."""
-        return self.command([*self.python(), self._lab("run.py"), self.inside(path), *args])
+        return self.command([*self.python(), self._lab("run.py"), self.inside(path), *args], env)
 
     def host(self, piece: str) -> list[str]:
         """The command that runs the course's server with the learner's ``piece`` in it."""

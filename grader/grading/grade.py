@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from . import flags, hidden, sandbox, secret
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
+CELL_JOBS = 4  # cells of one submission graded at once
 
 
 @dataclass
@@ -161,12 +163,20 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
             scratch = Path(tmp)
             scratch.chmod(0o755)  # the sandbox user reaches its copy through here
-            for grade_id, most in points.items():
-                verdict, refused = grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
-                result.cells[grade_id] = verdict
-                found += refused
-                if verdict.status == "error":
-                    found.append(flags.Flag("grading-failed", f"{grade_id}: {verdict.text.splitlines()[0]}"))
+            # The cells are independent (each gets a fresh copy) and spend their time waiting on the
+            # learner's processes: graded side by side, a submission costs about its slowest cell.
+            with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
+                graded = pool.map(
+                    lambda item: grade_cell(submission, item[0], item[1], keys, scratch, slot, course_salt),
+                    points.items(),
+                )
+                for verdict, refused in graded:
+                    result.cells[verdict.grade_id] = verdict
+                    found += refused
+                    if verdict.status == "error":
+                        found.append(
+                            flags.Flag("grading-failed", f"{verdict.grade_id}: {verdict.text.splitlines()[0]}")
+                        )
     result.flags = [f.as_dict() for f in dict.fromkeys(found)]
     result.seconds = round(time.monotonic() - started, 2)
     return result

@@ -49,7 +49,10 @@ lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2
 #    nothing else: `os.fdopen(fd, "wb")` gives a binary stream on it.
 # 2. `os.dup2(2, 1)` points descriptor 1 at stderr. From now on, everything written to "stdout" by
 #    anyone (`print`, a library, a C extension, every child process) goes to stderr.
-# 3. `sys.stdout = sys.stderr`, so that Python-level writes follow, without buffering surprises.
+# 3. `sys.stdout.flush()`, now and not before: whatever was printed earlier and still sits in
+#    Python's buffer goes out through descriptor 1, which is stderr now. Flushed *before* step 2,
+#    it would land in the protocol stream, the one place it must not go.
+# 4. `sys.stdout = sys.stderr`, so that Python-level writes follow, without buffering surprises.
 #
 # The protocol messages go to the saved stream; everything else is a log line on stderr, where the
 # spec puts logs.
@@ -64,7 +67,8 @@ lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2
 # The server below has every polluter of part 1: a banner, a log line per call, a library that
 # prints, and an audit child process per call. Write the three functions that make it quiet:
 #
-# - `protocol_stdout()`: part 2's three steps; return the binary stream for protocol messages.
+# - `protocol_stdout()`: part 2's four steps, in that order; return the binary stream for protocol
+#   messages.
 # - `setup_logging()`: logging at level INFO, to stderr.
 # - `run_quietly(argv)`: run a helper command with no stdin (`subprocess.DEVNULL`), capture its
 #   stdout, and return it as text (give it a timeout: 10 s).
@@ -86,8 +90,8 @@ def protocol_stdout():
     """Keep the real stdout for protocol messages only; point everything else at stderr."""
     ### BEGIN SOLUTION
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout.flush()
     sys.stdout = sys.stderr
     return protocol
     ### END SOLUTION

@@ -51,9 +51,14 @@ _tool_cell("get_order", "the first and the last order, one that does not exist")
 _tool_cell("search_products", 'mug, "100%", a non-ASCII query, no match')
 
 
-@public("05", "test_call_tool", "call_tool: protocol errors, tool execution errors, structuredContent by revision")
+@public(
+    "05",
+    "test_call_tool",
+    "call_tool: protocol errors, tool execution errors, structuredContent by revision; a tool that crashes",
+)
 def call_tool_cell(work: Work) -> None:
     check_call_tool(work)
+    check_crash_path(work)
 
 
 @public("05", "test_read_only", "your server: calls with SQL in their arguments leave the database byte-identical")
@@ -228,6 +233,37 @@ def _result_shape(result: Any, params: dict[str, Any]) -> None:
             sent=show(params),
             received=show(result),
         )
+
+
+def check_crash_path(work: Work) -> None:
+    """A tool that fails inside (a database without the shop's tables): the model gets an isError result,
+    the details go to stderr, and stdout carries protocol messages only, also after the reply."""
+    import sqlite3
+
+    with work.scratch() as (here, there):
+        broken = sqlite3.connect(here / "not-the-shop.db")
+        broken.execute("CREATE TABLE notes (text TEXT)")
+        broken.commit()
+        broken.close()
+        work.runner.own(here)
+        argv = work.program("shop_server", env={"MCP_LAB_DB": f"{there}/not-the-shop.db"})
+        with Server(argv) as server:
+            init = initialize(LATEST)
+            server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+            server.send(notification("notifications/initialized"))
+            sent = request("tools/call", params={"name": "count_orders", "arguments": {"status": "paid"}})
+            reply = server.expect(sent, {"jsonrpc": "2.0", "id": sent["id"]}, "tool-error-kind")
+            result = reply.get("result")
+            if not isinstance(result, dict) or result.get("isError") is not True:
+                raise Failure(
+                    "tool-error-kind",
+                    "a tool that fails inside (here: the database has no orders table) is a tool execution "
+                    "error: a result with isError: true and a short text for the model",
+                    sent=show(sent),
+                    received=show(reply),
+                )
+            ping = request("ping")
+            server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "stdout-json-lines")
 
 
 def _digest(path: Any) -> str:

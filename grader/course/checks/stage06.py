@@ -279,6 +279,18 @@ def check_timeouts(work: Work, wait: float) -> None:
         _expect_client_error(error, f"request('ping', timeout={wait}) against a server that never answers")
         if took > wait + 1.5:
             raise Failure("client-timeouts", f"the timeout was {wait} s but the request gave up after {took:.1f} s")
+    with running(work, command(work, "babbler"), "client-timeouts") as client:
+        call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
+        started = time.monotonic()
+        _, error = outcome(client.request, "client-timeouts", "ping", None, wait, limit=LIMIT)
+        took = time.monotonic() - started
+        _expect_client_error(error, f"request('ping', timeout={wait}) against a server that only sends log lines")
+        if took > wait + 1.5:
+            raise Failure(
+                "client-timeouts",
+                f"the timeout was {wait} s but the request gave up after {took:.1f} s",
+                hint="the timeout is for the whole request: a deadline, not a wait that starts again at each line",
+            )
     with running(work, command(work, "vanish"), "client-timeouts") as client:
         call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
         started = time.monotonic()

@@ -102,6 +102,7 @@ def _stdout_empty(result: subprocess.CompletedProcess[bytes], what: str, hint: s
 _PROTOCOL = """
 import json, os, subprocess, sys
 import quiet_server
+print("printed before the swap, still in the buffer")
 protocol = quiet_server.protocol_stdout()
 print("a stray print")
 os.system("echo a child process that inherited stdout")
@@ -120,13 +121,16 @@ def check_protocol_stdout(work: Work, id: int) -> None:
         raise Failure(
             "stdout-json-lines",
             "after protocol_stdout(), stdout must carry the protocol message and nothing else",
-            sent="print(...), os.system('echo ...'), a Python child, then one message on the protocol stream",
+            sent="a print before protocol_stdout(), then after it print(...), os.system('echo ...'), a Python "
+            "child, and one message on the protocol stream",
             expected=show(want),
             received=show(result.stdout),
-            hint="os.dup(1) keeps the real stdout for the protocol; os.dup2(2, 1) points fd 1 at stderr",
+            hint="os.dup(1) keeps the real stdout for the protocol; os.dup2(2, 1) points fd 1 at stderr; "
+            "sys.stdout.flush() after that, not before",
         )
     err = result.stderr.decode("utf-8", "replace")
-    for text in ("a stray print", "a child process that inherited stdout", "a python child", "after the message"):
+    texts = ("printed before the swap", "a stray print", "a child process that inherited stdout", "a python child")
+    for text in (*texts, "after the message"):
         if text not in err:
             raise Failure("stdout-json-lines", f"{text!r} was lost: it belongs on stderr, not nowhere", stderr=err)
 

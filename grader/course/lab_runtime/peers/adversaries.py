@@ -7,8 +7,11 @@ in *how* and *when* it answers, the way real servers do:
 - ``reverse``: holds the replies to requests that come close together, then writes them last
   first; before each reply to a numeric id it writes a forged reply with that id as a string;
 - ``chatty``: a log notification before every reply; before answering ``tools/list`` it sends a
-  ``ping`` and a request the client does not serve, and answers only once both are answered;
+  ``ping`` (the first with the id 0) and a request the client does not serve, and answers only
+  once the ping has ``{}`` and the other -32601;
 - ``mute``: reads everything, answers nothing;
+- ``babbler``: answers ``initialize``, then sends a log notification every 0.3 s and answers
+  nothing else (a timeout that restarts at every message never ends);
 - ``vanish``: answers ``initialize``, then exits at the next request;
 - ``noisy``: writes 1 MiB to stderr before each reply;
 - ``deaf``: answers, but stays running after its stdin closes (SIGTERM ends it);
@@ -151,7 +154,8 @@ class Chatty(Adversary):
     def ask_back(self) -> str:
         """Send the client a ping and a request it does not serve; '' if both got a fitting reply."""
         self.asked += 1
-        ping = {"jsonrpc": "2.0", "id": f"srv-{self.asked}-ping", "method": "ping"}
+        # The first ping's id is 0: a valid id, which `if message.get("id"):` takes for no id at all.
+        ping = {"jsonrpc": "2.0", "id": 0 if self.asked == 1 else f"srv-{self.asked}-ping", "method": "ping"}
         other = {
             "jsonrpc": "2.0",
             "id": f"srv-{self.asked}-sampling",
@@ -167,11 +171,31 @@ class Chatty(Adversary):
                 want = waiting.pop(message["id"])
                 if want not in message or (want == "result" and message["result"] != {}):
                     return f"the client answered my {message['id']} request wrongly: {json.dumps(message)}"
+                code = (message.get("error") or {}).get("code") if want == "error" else -32601
+                if code != -32601:
+                    return (
+                        f"the client answered my sampling/createMessage request with the code {code}: a request it "
+                        "does not serve gets -32601 (Method not found)"
+                    )
             elif message is not None:
                 self.on_message(message)
         if waiting:
             return f"the client never answered my requests {sorted(waiting)} (a ping needs a reply)"
         return ""
+
+
+class Babbler(Adversary):
+    """Answers initialize, then logs a line every 0.3 s and answers nothing else."""
+
+    def run(self) -> int:
+        while True:
+            message = self.wire.read(0.3)
+            if message is None and self.wire.eof:
+                return 0
+            if is_request(message) and message.get("method") == "initialize":
+                self.wire.write(self.answer(message))
+            elif message is None:
+                self.wire.write(log_notification("still working"))
 
 
 class Mute(Adversary):
@@ -214,6 +238,7 @@ ADVERSARIES: dict[str, Callable[[], Adversary]] = {
     "reverse": Reverse,
     "chatty": Chatty,
     "mute": Mute,
+    "babbler": Babbler,
     "vanish": Vanish,
     "noisy": Noisy,
     "deaf": Deaf,
