@@ -111,10 +111,14 @@ def _bound_to_course(tree: ast.AST) -> set[str]:
     return names | {"lab", "clinic"}  # the names the set-up cell binds
 
 
-def scan_notebook(stage: str, notebook: dict[str, Any], graded: set[str]) -> list[Flag]:
+def scan_notebook(
+    stage: str, notebook: dict[str, Any], graded: set[str], course_cells: frozenset[str] = frozenset()
+) -> list[Flag]:
     """Flags read from the notebook's own cells (the learner's, not the locked ones; never run).
 
-    ``graded``: the grade ids of the stage's graded cells, from the instructor's source."""
+    ``graded``: the grade ids of the stage's graded cells, from the instructor's source;
+    ``course_cells``: the text of the release's own code cells (the lesson's examples), which are
+    the course's, not the learner's."""
     flags: list[Flag] = []
     for number, cell in enumerate(notebook.get("cells", []), 1):
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -124,8 +128,8 @@ def scan_notebook(stage: str, notebook: dict[str, Any], graded: set[str]) -> lis
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        if source.lstrip().startswith("%%module"):
-            continue  # a module: scanned with the learner's files
+        if source.lstrip().startswith("%%module") or source.strip() in course_cells:
+            continue  # a module (scanned with the learner's files), or one of the lesson's own cells
         code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
         try:
             tree = ast.parse(code)

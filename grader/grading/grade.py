@@ -79,6 +79,17 @@ def graded_cells(course: Path, stage_name: str, every: bool = False) -> dict[str
     return found
 
 
+def release_cells(course: Path, stage_name: str) -> frozenset[str]:
+    """The text of the release's own code cells: the lesson's examples, as the learner got them."""
+    path = course / "release" / stage_name / f"{stage_name}.ipynb"
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    sources = (c.get("source", "") for c in notebook.get("cells", []) if c.get("cell_type") == "code")
+    return frozenset(("".join(s) if isinstance(s, list) else s).strip() for s in sources)
+
+
 def _run_cell(work: Work, stage: str, grade_id: str, keys: secret.Keys) -> None:
     public = cells(stage).get(grade_id)
     if public is None:
@@ -157,7 +168,7 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
     else:
         texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
         found += flags.scan(stage, texts)
-        found += flags.scan_notebook(stage, submission.notebook, set(points))
+        found += flags.scan_notebook(stage, submission.notebook, set(points), release_cells(course, stage_name))
         keys = secret.Keys(secret.load(course), student, stage)
         course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
