@@ -14,6 +14,7 @@ CORPUS=build/corpus
 NPM_PACKAGES=(
     "@modelcontextprotocol/server-everything@2026.8.31"
     "@modelcontextprotocol/server-filesystem@2026.8.31"
+    "@modelcontextprotocol/inspector@2.12.0"  # the MCP Inspector: stage 05's capstone cell runs its CLI
 )
 PYPI_PACKAGES=("mcp-server-time==2026.10.19")
 PYTHON=${PYTHON:-python3}
