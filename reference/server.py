@@ -71,6 +71,7 @@ class Server:
     # them on an instance (grader/course/host.py): the rest stays the answer key's.
     read_frame = staticmethod(read_frame)
     write_frame = staticmethod(write_frame)
+    log = staticmethod(log)  # where the server's own log lines go (stderr)
 
     def __init__(
         self,
@@ -111,7 +112,7 @@ class Server:
                 "notifications/cancelled": lambda params: None,
             },
             batches_allowed=lambda: self.session.batches_allowed,
-            log=log,
+            log=self.log,
         )
 
     def capabilities(self) -> dict[str, Any]:
@@ -127,7 +128,7 @@ class Server:
         writes_on = self.writes is not None and self.writes.allowed
         instructions = WRITE_INSTRUCTIONS if writes_on else INSTRUCTIONS
         result = self.session.initialize(params, SERVER_INFO, self.capabilities(), instructions)
-        log(f"initialize: client {self.session.client_name or '?'}, revision {self.session.version}")
+        self.log(f"initialize: client {self.session.client_name or '?'}, revision {self.session.version}")
         return result
 
     def initialized(self, params: Any) -> None:

@@ -16,14 +16,14 @@ and with the submissions in ``submitted/STUDENT/STAGE/``:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import multiprocessing
+import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import flags
 from .grade import Verdicts, graded_cells
@@ -47,18 +47,34 @@ class GradeError(Exception):
     """A problem with the course folder or the stage: one line for the instructor."""
 
 
+_CONTEXT: Any = None
+
+
+def _context() -> Any:
+    """Processes forked from a server that has the grading worker loaded (started on first use)."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = multiprocessing.get_context("forkserver")
+        _CONTEXT.set_forkserver_preload(["grader.grading.worker"])
+    return _CONTEXT
+
+
 def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdicts | None, str]:
-    """Grade one submission in a child process (a crash there cannot take the others with it)."""
-    command = [sys.executable, "-m", "grader.grading.grade", str(course), stage, student, str(slot)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=SUBMISSION_LIMIT, env=env)
-    except subprocess.TimeoutExpired:
-        return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return None, f"the grader crashed: {last}"
-    return Verdicts.from_json(done.stdout), ""
+    """Grade one submission in a process of its own (a crash there cannot take the others with it)."""
+    from .worker import grade_to_file
+
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-verdicts-") as tmp:
+        out = Path(tmp) / "verdicts.json"
+        process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out))
+        process.start()
+        process.join(SUBMISSION_LIMIT)
+        if process.is_alive():
+            process.kill()
+            process.join(10)
+            return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+        if process.exitcode != 0 or not out.is_file():
+            return None, f"the grader crashed (exit status {process.exitcode})"
+        return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
 
 
 def _submissions(course: Path, stage: str) -> list[str]:

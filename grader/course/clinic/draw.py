@@ -16,6 +16,7 @@ learner's notebook, the grader) for the same salt and student id, and different 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import random
@@ -54,8 +55,9 @@ def _loggable(name: str, rng: random.Random) -> Defect | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def draw(salt: str, student: str) -> list[Case]:
-    """The learner's cases, ``case-01`` onwards."""
+    """The learner's cases, ``case-01`` onwards (the same list object for the same learner: do not change it)."""
     rng = random.Random(seed(salt, student))
     visible = rng.sample(VISIBLE, COUNTS["visible"])
     hidden = rng.sample(HIDDEN, COUNTS["hidden"])

@@ -18,7 +18,6 @@ with the healthy server.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import random
@@ -97,13 +96,19 @@ def _parser_complaint(data: bytes) -> str:
     return f"Unexpected token '{text.lstrip()[:1]}', {shown} is not valid JSON"
 
 
+class QuietServer(CaseServer):
+    """A case's server run in this process for its log: its own log lines are not the host's."""
+
+    log = staticmethod(lambda message: None)
+
+
 def _session_lines(defect: Defect | None) -> list[tuple[str, str, str]]:
     """(level, text, kind) for each log line; kind is 'client', 'server' or 'host'."""
     from reference.database import ensure_default, open_readonly
     from reference.shop import shop_toolbox
 
     plain = Defect("healthy", "", "")
-    server = CaseServer(defect or plain, shop_toolbox(open_readonly(ensure_default())))
+    server = QuietServer(defect or plain, shop_toolbox(open_readonly(ensure_default())))
     out = io.BytesIO()
     entries: list[tuple[str, str, str]] = [("info", "Initializing server...", "host")]
 
@@ -137,10 +142,19 @@ def _session_lines(defect: Defect | None) -> list[tuple[str, str, str]]:
 
 def render(defect: Defect, seed: int = 0) -> HostLog:
     """The host's log of the start-up session with ``defect``'s server, and the line the defect shows on."""
+    key = (defect.family, json.dumps(defect.params, sort_keys=True), seed)
+    if key not in _RENDERED:
+        _RENDERED[key] = _render(defect, seed)
+    return _RENDERED[key]
+
+
+_RENDERED: dict[tuple[str, str, int], HostLog] = {}  # this process's logs: the same defect, the same log
+
+
+def _render(defect: Defect, seed: int) -> HostLog:
     clock = _Clock(random.Random(seed))
-    with contextlib.redirect_stderr(io.StringIO()):  # the servers' own log lines are not the host's
-        broken = _session_lines(defect)
-        healthy = _session_lines(None)
+    broken = _session_lines(defect)
+    healthy = _session_lines(None)
     lines = [f"{clock.stamp()} [{NAME}] [{level}] {text}" for level, text, _ in broken]
     first = 0
     padded = healthy + [("", "", "")] * max(0, len(broken) - len(healthy))
