@@ -31,7 +31,7 @@ DESIGN_IDS = [
     "invalid-request", "method-not-found", "survives-bad-input", "initialize-result", "version-negotiation",
     "capabilities-match", "ping", "startup-time", "no-early-server-requests", "stderr-volume", "exit-on-eof",
     "tools-list", "tool-names", "tools-call-result", "unknown-tool", "tool-error-kind", "shop-contract",
-    "shop-read-only", "structured-output",
+    "shop-read-only", "structured-output", "resources-list", "resources-read", "prompts-list", "prompts-get",
 ]  # fmt: skip
 
 
@@ -130,6 +130,8 @@ def test_sdk_server_report_is_honest() -> None:
     the README: it skips non-JSON lines and null ids without an answer (JSON-RPC's MUST: fail), and
     answers an unknown tool with an isError result (no MUST: a warning) and bad arguments with
     isError results under every revision (which 2025-06-18 allows too: a pass, revision by revision).
+    It declares resources and prompts (none of either): an unknown resource gets -32602 and an
+    unknown prompt error 0, where the spec's SHOULDs say -32002 and -32602 (warnings).
     The stdout rules all hold."""
     report, code, _ = check_json(SDK_SERVER)
     found = statuses(report)
@@ -139,11 +141,14 @@ def test_sdk_server_report_is_honest() -> None:
                      "initialize-result", "version-negotiation", "ping", "exit-on-eof", "tools-list",
                      "shop-contract", "shop-read-only", "tool-error-kind"):  # fmt: skip
         assert found[check_id] == "pass", (check_id, report)
-    assert {i: s for i, s in found.items() if s != "pass"} == {
+    assert {i: s for i, s in found.items() if s != "pass" and i != "startup-time"} == {
         "parse-error": "fail",
         "invalid-request": "fail",
         "unknown-tool": "warn",
+        "resources-read": "warn",
+        "prompts-get": "warn",
     }
+    assert checks["resources-read"]["evidence"]["keyword"] == checks["prompts-get"]["evidence"]["keyword"] == "SHOULD"
     assert checks["parse-error"]["evidence"]["keyword"] == "MUST"
     assert "JSON-RPC 2.0" in checks["parse-error"]["evidence"]["source"]
     unknown = checks["unknown-tool"]

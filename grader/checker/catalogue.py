@@ -13,6 +13,15 @@ where the Python one would mean nothing.
     'SHOULD'
     >>> CHECKS["exit-on-eof"].fix_for("node")
     "exit when stdin ends: process.stdin.on('end', () => process.exit(0))"
+
+``CHECKS`` are the checks of a stdio report (every one of them, in this order), those that apply
+to both transports included; ``HTTP_CHECKS`` are Streamable HTTP's own, reported only over HTTP,
+where the checks in ``STDIO_ONLY`` are skipped. ``CATALOGUE`` holds them all.
+
+    >>> CATALOGUE["http-origin"].main.label
+    '[MUST] MCP 2025-11-25, Transports > Streamable HTTP > Security Warning'
+    >>> sorted(set(CHECKS) & set(HTTP_CHECKS)), "exit-on-eof" in STDIO_ONLY
+    ([], True)
 """
 
 from __future__ import annotations
@@ -62,10 +71,28 @@ _LIFE = "MCP 2025-11-25, Lifecycle"
 _TOOLS = "MCP 2025-11-25, Server Features > Tools"
 _SHOP = "MCP Wire Lab shop contract (design.md)"
 _HOSTS = "host limits and field practice"
+_RESOURCES = "MCP 2025-11-25, Server Features > Resources"
+_PROMPTS = "MCP 2025-11-25, Server Features > Prompts"
 _NO_REPLY = Rule(
     "MUST",
     "JSON-RPC 2.0 section 4.1; MCP 2025-11-25, Base Protocol > Responses",
     "a request (not a notification) MUST get a response",
+)
+# Over HTTP a body the server cannot take is answered by an HTTP error status; the JSON-RPC error
+# in its body is optional there, so a missing or other code in it warns (on stdio it is the answer).
+_HTTP_STATUS = Rule(
+    "described",
+    "MCP 2025-11-25, Transports > Streamable HTTP > Sending Messages to the Server; JSON-RPC 2.0 section 5.1",
+    "over HTTP, input the server cannot accept gets an HTTP error status whose body MAY be a JSON-RPC error "
+    "without id; JSON-RPC 2.0 gives its code: -32700 for text that is not JSON, -32600 for JSON that is not "
+    "a valid request",
+    "answer with 400 and the JSON-RPC error in the body: -32700 for a body that is not JSON, -32600 for JSON "
+    "that is not a valid request (a null or fractional id, no method)",
+)
+_UNSERVED = Rule(
+    "recommendation",
+    f"{_LIFE} > Capability Negotiation",
+    "a declared capability whose list method answers an error misleads the client (no MUST says so)",
 )
 
 CHECKS: dict[str, Check] = {
@@ -219,7 +246,8 @@ CHECKS: dict[str, Check] = {
                     "bytes that are not UTF-8 are not JSON text (-32700); a server that decodes them leniently "
                     "and answers another error still answers, so no MUST is broken",
                     "decode each line as strict UTF-8 and answer a failure with -32700",
-                )
+                ),
+                "http-status": _HTTP_STATUS,
             },
         ),
         Check(
@@ -231,6 +259,7 @@ CHECKS: dict[str, Check] = {
             "Request -32600; an MCP request id MUST be a string or an integer, never null",
             "validate the envelope before dispatching: method must be a string; an id present must be a "
             "string or an integer",
+            also={"http-status": _HTTP_STATUS},
         ),
         Check(
             "method-not-found",
@@ -450,5 +479,196 @@ CHECKS: dict[str, Check] = {
                 )
             },
         ),
+        Check(
+            "resources-list",
+            "(servers that declare resources) resources/list gives resources with a uri and a name; "
+            "resources/templates/list, where served, templates with a uriTemplate and a name",
+            "schema",
+            f"{_RESOURCES} > Listing Resources, Resource Templates; MCP 2025-11-25 schema.ts ListResourcesResult",
+            "Resource requires uri and name; ResourceTemplate requires uriTemplate and name",
+            'return {"resources": [{"uri": "shop://schema", "name": "schema", "mimeType": "..."}]} and '
+            '{"resourceTemplates": [{"uriTemplate": "shop://orders/{order_id}", "name": "order"}]}',
+            also={"no-reply": _NO_REPLY, "unserved": _UNSERVED},
+        ),
+        Check(
+            "resources-read",
+            "resources/read of a listed resource gives contents with a uri and text or base64 blob; "
+            "an unknown URI gets -32002 (Resource not found)",
+            "schema",
+            f"{_RESOURCES} > Reading Resources; MCP 2025-11-25 schema.ts ReadResourceResult",
+            "every item of contents has a uri and either a text or a blob (base64) string",
+            'return {"contents": [{"uri": uri, "mimeType": "...", "text": "..."}]} (binary: "blob" in base64); '
+            'answer a URI you do not have with {"code": -32002, "message": "Resource not found", "data": {"uri": uri}}',
+            also={
+                "no-reply": _NO_REPLY,
+                "not-found": Rule(
+                    "SHOULD",
+                    f"{_RESOURCES} > Error Handling",
+                    "servers SHOULD return standard JSON-RPC errors: resource not found is -32002",
+                ),
+                "listed": Rule(
+                    "described",
+                    f"{_RESOURCES} > Reading Resources",
+                    "a client reads the resources the server lists; one that cannot be read misleads it",
+                    "serve resources/read for every URI resources/list gives (or list only what can be read)",
+                ),
+                "blob": Rule(
+                    "MUST",
+                    f"{_RESOURCES} > Security Considerations; schema.ts BlobResourceContents",
+                    "binary data MUST be properly encoded: a blob is base64",
+                ),
+            },
+        ),
+        Check(
+            "prompts-list",
+            "(servers that declare prompts) prompts/list gives prompts with a name, and arguments with a name",
+            "schema",
+            f"{_PROMPTS} > Listing Prompts; MCP 2025-11-25 schema.ts ListPromptsResult, Prompt",
+            "Prompt requires name; each PromptArgument requires name (required is a boolean)",
+            'return {"prompts": [{"name": "summarise_order", "arguments": [{"name": "order_id", "required": true}]}]}',
+            also={"no-reply": _NO_REPLY, "unserved": _UNSERVED},
+        ),
+        Check(
+            "prompts-get",
+            "prompts/get gives messages, each with a role (user or assistant) and a typed content block; "
+            "an unknown prompt and a missing required argument get -32602",
+            "schema",
+            f"{_PROMPTS} > Getting a Prompt; MCP 2025-11-25 schema.ts GetPromptResult, PromptMessage",
+            'GetPromptResult requires messages; each PromptMessage has a role ("user" or "assistant") and content, '
+            "a content block with a type",
+            'return {"messages": [{"role": "user", "content": {"type": "text", "text": "..."}}]}; answer an '
+            "unknown prompt or a missing required argument with -32602 (Invalid params)",
+            also={
+                "no-reply": _NO_REPLY,
+                "errors": Rule(
+                    "SHOULD",
+                    f"{_PROMPTS} > Error Handling",
+                    "servers SHOULD return -32602 (Invalid params) for an invalid prompt name and for missing "
+                    "required arguments",
+                ),
+            },
+        ),
     ]
 }
+
+# Checks that need a process of the server's own and its stdio: skipped over HTTP ("stdio only").
+STDIO_ONLY = frozenset(
+    {
+        "stdout-json-lines",
+        "stdout-silent-at-start",
+        "stdout-flush",
+        "stdout-line-ending",
+        "stdout-strict-json",
+        "stdout-line-size",
+        "startup-time",
+        "stderr-volume",
+        "exit-on-eof",
+    }
+)
+
+_HTTP = "MCP 2025-11-25, Transports > Streamable HTTP"
+HTTP_CHECKS: dict[str, Check] = {
+    c.id: c
+    for c in [
+        Check(
+            "http-session",
+            "a session id issued with initialize is visible ASCII and then required: 400 without it, 404 once "
+            "the session is ended (DELETE) or for an id never issued",
+            "MUST",
+            f"{_HTTP} > Session Management",
+            "a session id MUST only contain visible ASCII (0x21-0x7E); once the server ends a session it MUST "
+            "answer requests carrying its id with 404 Not Found",
+            "keep the ids issued at initialize in a table and look up every request's Mcp-Session-Id: absent, "
+            "400; not in the table, 404; DELETE removes it (204), so that the id then gets 404",
+            also={
+                "missing": Rule(
+                    "SHOULD",
+                    f"{_HTTP} > Session Management",
+                    "servers that require a session id SHOULD answer requests without one (other than "
+                    "initialize) with 400 Bad Request",
+                ),
+                "unknown": Rule(
+                    "described",
+                    f"{_HTTP} > Session Management",
+                    "an id the server never issued names no session: the spec's answer for a session that is "
+                    "gone is 404, which tells the client to initialize again",
+                ),
+            },
+        ),
+        Check(
+            "http-protocol-version",
+            "a request with an unsupported MCP-Protocol-Version header gets 400",
+            "MUST",
+            f"{_HTTP} > Protocol Version Header",
+            "a server that receives a request with an invalid or unsupported MCP-Protocol-Version MUST respond "
+            "with 400 Bad Request",
+            "read MCP-Protocol-Version on every request after initialize: a revision you do not support gets 400; "
+            "no header: assume the negotiated revision (the spec's fallback is 2025-03-26)",
+        ),
+        Check(
+            "http-origin",
+            "a request with a foreign Origin gets 403 (DNS rebinding)",
+            "MUST",
+            f"{_HTTP} > Security Warning",
+            "servers MUST validate the Origin header of every request; a present and invalid Origin MUST get "
+            "403 Forbidden (a web page could otherwise reach a local server through DNS rebinding)",
+            "refuse with 403 every Origin you do not serve (for a server on this machine: anything but "
+            "http(s)://localhost, 127.0.0.1 or [::1]); a request without Origin does not come from a browser",
+        ),
+        Check(
+            "http-notification-202",
+            "a POSTed notification or response gets 202 Accepted and no body (or an error status)",
+            "MUST",
+            f"{_HTTP} > Sending Messages to the Server",
+            "for a notification or a response the server accepts it MUST return 202 Accepted with no body; one "
+            "it cannot accept gets an HTTP error status",
+            "answer a POSTed notification or response with 202 and an empty body (Content-Length: 0), whatever "
+            "the handler returned; never serialise its return value",
+        ),
+        Check(
+            "http-content-type",
+            "a POSTed request is answered as application/json (one JSON object) or text/event-stream",
+            "MUST",
+            f"{_HTTP} > Sending Messages to the Server",
+            "for a request the server MUST return either Content-Type: text/event-stream (an SSE stream) or "
+            "Content-Type: application/json (one JSON object)",
+            "send the JSON-RPC response as the body with Content-Type: application/json, or an SSE stream with "
+            "Content-Type: text/event-stream",
+        ),
+        Check(
+            "http-sse",
+            "an SSE stream is well-formed: each event ends with a blank line and its data is one JSON-RPC "
+            "message; the request's response comes in it",
+            "MUST",
+            f"{_HTTP} (SSE streams); WHATWG HTML, Server-sent events > Interpreting an event stream",
+            "a text/event-stream is events of field lines, each event ended by a blank line; a client joins an "
+            "event's data lines, reads it as one JSON-RPC message and drops an event the stream ends inside; "
+            "the request MUST get its response",
+            "write each message as 'event: message\\ndata: ' + json.dumps(msg) + '\\n\\n': compact JSON on "
+            "one data line (no indent=), a blank line after every event",
+        ),
+        Check(
+            "http-auth",
+            "(with --header 'Authorization: ...') a request without it, or with a wrong token, gets 401 with "
+            "a WWW-Authenticate challenge",
+            "MUST",
+            "MCP 2025-11-25, Authorization > Access Token Usage, Error Handling; RFC 9110 section 15.5.2",
+            "invalid or missing credentials MUST get 401 Unauthorized, and a 401 MUST carry a WWW-Authenticate "
+            "header (RFC 9110)",
+            "check the Authorization header of every request before anything else: missing or wrong, answer "
+            '401 with WWW-Authenticate: Bearer realm="..." (OAuth servers add resource_metadata)',
+            also={
+                "none": Rule(
+                    "SHOULD",
+                    f"{_HTTP} > Security Warning",
+                    "servers SHOULD implement proper authentication for all connections; this one answered "
+                    "without the credentials given to the checker",
+                    "require the credentials on every request (or, if the server is meant to be open, check it "
+                    "without --header Authorization)",
+                )
+            },
+        ),
+    ]
+}
+
+CATALOGUE: dict[str, Check] = {**CHECKS, **HTTP_CHECKS}

@@ -14,10 +14,11 @@ probes of the other revisions join it: five processes in all, more only when a b
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,7 @@ from .flush import judge_flush
 from .language import server_language
 from .launcher import is_launcher, warm_up
 from .main_session import MainSession
-from .root_cause import diagnose
+from .root_cause import diagnose, order
 from .shop_contract import ShopTruth, judge_digest
 from .stdout_rules import judge_lines
 from .verdicts import STATUSES, Result
@@ -42,6 +43,7 @@ class Report:
     probes: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  # checker bugs, for stderr
     language: str = "python"  # the server's language, as far as the command tells (for fix wording)
+    url: str | None = None  # the MCP endpoint, for a check over Streamable HTTP (command is then [url])
 
     @property
     def counts(self) -> dict[str, int]:
@@ -52,11 +54,9 @@ class Report:
         return 1 if self.counts["fail"] else 0
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "command": self.command,
-            "checks": [r.as_json() for r in self.results],
-            "counts": self.counts,
-        }
+        """The contract: ``command`` (a list) for a stdio server, ``url`` instead over HTTP."""
+        target: dict[str, Any] = {"url": self.url} if self.url is not None else {"command": self.command}
+        return {**target, "checks": [r.as_json() for r in self.results], "counts": self.counts}
 
 
 def run_check(
@@ -75,6 +75,24 @@ def run_check(
     jobs: list[Callable[[], None]] = [main.run, *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS]]
     errors: list[OSError] = []
     internal: list[str] = []
+    # A launcher downloads once, alone, first.
+    warm = (lambda: warm_up(ctx)) if is_launcher(argv) else None
+    run_jobs(ctx, jobs, guard(errors, internal), errors, warm)
+    if errors:
+        raise errors[0]
+    received = [(item, probe.revision) for probe in ctx.probes for item in probe.received]
+    judge_lines((i.line for i, _ in received), ((i.message, r) for i, r in received if i.json_ok), ctx.findings)
+    judge_flush(ctx.probes, ctx.findings)
+    judge_negotiation(ctx, main.negotiated, negotiation)
+    if main.shop:
+        judge_digest(truth, digest, ctx.findings)
+    results = diagnose(ctx.probes, ctx.findings)  # root causes first, consequences marked
+    elapsed = time.monotonic() - started
+    return Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)
+
+
+def guard(errors: list[OSError], internal: list[str]) -> Callable[[Callable[[], None]], None]:
+    """Run a job, keeping an OSError (a usage error) or a checker bug (for stderr) instead of raising."""
 
     def guarded(job: Callable[[], None]) -> None:
         try:
@@ -84,10 +102,22 @@ def run_check(
         except Exception:  # a checker bug: the other probes' verdicts still make a report
             internal.append(traceback.format_exc(limit=-3))
 
+    return guarded
+
+
+def run_jobs(
+    ctx: Context,
+    jobs: list[Callable[[], None]],
+    guarded: Callable[[Callable[[], None]], None],
+    errors: list[OSError],
+    first: Callable[[], None] | None = None,
+) -> None:
+    """``first`` alone, then the first job alone until its initialize is answered (the start-up
+    timing), then the rest beside it (none after an error); every probe closed at the end."""
     threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
     try:
-        if is_launcher(argv):
-            guarded(lambda: warm_up(ctx))  # the launcher downloads once, alone
+        if first is not None:
+            guarded(first)
         if not errors:
             # The start-up probe runs alone until initialize is answered, so that the other
             # processes starting at the same moment on a small machine do not slow its timing.
@@ -102,18 +132,66 @@ def run_check(
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
         ctx.closed = True
         for probe in list(ctx.probes):
-            probe.child.kill()
+            if hasattr(probe, "child"):
+                probe.child.kill()
         raise
     for probe in ctx.probes:
         probe.close()  # idempotent: every probe is closed, whatever happened
+
+
+STDIO_ONLY_WHY = "stdio only: over HTTP the server is not a process of the checker's own"
+
+
+def run_http_check(
+    url: str,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 3.0,
+    call_tools: bool = False,
+    call_timeout: float = CALL_TIMEOUT,
+) -> Report:
+    """Check the Streamable HTTP MCP endpoint at ``url``, sending ``headers`` with every request.
+
+    Raises ``BadUrl`` (a ValueError) for a URL that is not http(s), OSError when nothing listens there.
+    """
+    from .catalogue import CATALOGUE, STDIO_ONLY
+    from .http_checks import all_exchanges, attribute_sse, judge_exchanges, judge_http_envelopes, run_transport_checks
+    from .http_probe import split_url
+    from .http_session import HttpContext, HttpMainSession
+    from .verdicts import Findings
+
+    started = time.monotonic()
+    _, host, port, _ = split_url(url)
+    try:
+        socket.create_connection((host, port), timeout=max(timeout, 3.0)).close()
+    except OSError as exc:
+        raise OSError(f"cannot reach {url}: {exc.strerror or exc}") from None
+    findings = Findings(CATALOGUE)
+    ctx = HttpContext(
+        [url], timeout=timeout, call_tools=call_tools, call_timeout=call_timeout, findings=findings, url=url,
+        headers=dict(headers or {}),
+    )  # fmt: skip
+    ctx.language = "neutral"  # nothing tells the server's language over HTTP
+    for check in STDIO_ONLY:
+        findings.skipped(check, STDIO_ONLY_WHY)
+    truth = ShopTruth.load()
+    digest = truth.digest()
+    negotiation = Negotiation()
+    main = HttpMainSession(ctx, truth)
+    jobs: list[Callable[[], None]] = [
+        main.run,
+        *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
+        lambda: run_transport_checks(ctx),
+    ]
+    errors: list[OSError] = []
+    internal: list[str] = []
+    run_jobs(ctx, jobs, guard(errors, internal), errors)
     if errors:
         raise errors[0]
-    received = [(item, probe.revision) for probe in ctx.probes for item in probe.received]
-    judge_lines((i.line for i, _ in received), ((i.message, r) for i, r in received if i.json_ok), ctx.findings)
-    judge_flush(ctx.probes, ctx.findings)
+    judge_exchanges(all_exchanges(ctx.probes), findings)
+    judge_http_envelopes(ctx.probes, findings)
     judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
-        judge_digest(truth, digest, ctx.findings)
-    results = diagnose(ctx.probes, ctx.findings)  # root causes first, consequences marked
+        judge_digest(truth, digest, findings)
+    results = order(attribute_sse(list(findings.results().values())))  # root causes first
     elapsed = time.monotonic() - started
-    return Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)
+    return Report([url], results, elapsed, [p.name for p in ctx.probes], internal, "neutral", url=url)

@@ -98,6 +98,8 @@ def no_reply_evidence(probe: Probe, reply: Reply, expected: str) -> dict[str, An
 
 
 def why_no_reply(probe: Probe, reply: Reply, what: str) -> str:
+    if reply.why:
+        return f"no reply to {what}: {reply.why}"
     if reply.spread:
         return (
             f"the reply to {what} came pretty-printed over {reply.spread} lines; a host reads one line as one message"

@@ -3,9 +3,10 @@
 Initialize (sent the moment the process starts, as hosts do: it times the start-up), silence
 before its reply, the initialized notification (plus an unknown one and a cancellation), ping,
 ids of every JSON type, tools/list, tool calls (each with the call timeout; one still running
-then is cancelled and the session goes on), protocol and tool errors, the shop contract, the bad
-inputs, and finally closing stdin. Each step reports the checks it can see; a server that stops
-answering ends the session early, and the later checks say why they were skipped.
+then is cancelled and the session goes on), protocol and tool errors, the shop contract, resources
+and prompts where declared, the bad inputs, and finally closing stdin. Each step reports the
+checks it can see; a server that stops answering ends the session early, and the later checks say
+why they were skipped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from reference.tools import TOOL_NAME
 
 from .bad_input import BAD_INPUT_CHECKS, judge_first_reply, run_bad_input
 from .context import Context, call_tool, initialize, no_reply_evidence, why_no_reply
+from .features import judge_prompts, judge_resources
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
 from .structured_output import judge_structured_output
@@ -90,6 +92,7 @@ class MainSession:
                 tools = self.tools_list()
                 if tools is not None:
                     self.tool_calls(tools)
+                self.resources_and_prompts()
                 self.bad_input()
         finally:
             self.ctx.first_up.set()
@@ -378,6 +381,13 @@ class MainSession:
                 f"search_products {UNICODE_QUERY!r} did not bring back the non-ASCII text intact",
                 {"received": text[:300]},
             )
+
+    def resources_and_prompts(self) -> None:
+        """resources-list, resources-read, prompts-list, prompts-get: where the server declares them."""
+        if self.probe.stalled or not self.probe.alive():
+            return  # not reached: the findings say why
+        judge_resources(self.probe, self.capabilities, self.f)
+        judge_prompts(self.probe, self.capabilities, self.f)
 
     def bad_input(self) -> None:
         """The bad inputs, last: on this process if it still answers, else on a fresh one."""

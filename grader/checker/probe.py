@@ -70,6 +70,7 @@ class Reply:
     others: list[Received] = field(default_factory=list)
     near_miss: Received | None = None  # a reply with the id's value but another JSON type
     spread: int = 0  # the reply came spread over this many lines (pretty-printed)
+    why: str = ""  # the transport's own reason for no reply (over HTTP: a status, a broken stream)
 
     @property
     def result(self) -> Any:

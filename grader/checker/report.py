@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from .catalogue import CHECKS
+from .catalogue import CATALOGUE
 from .check import Report
 from .severity import Rule
 from .verdicts import Result
@@ -41,7 +41,8 @@ def _value(value: Any) -> str:
 
 
 def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
-    out.write(f"mcp-lab check: {' '.join(report.command)}\n")
+    target = f"--url {report.url}" if report.url is not None else " ".join(report.command)
+    out.write(f"mcp-lab check: {target}\n")
     width = max(len(r.id) for r in report.results)
     for result in report.results:
         if result.caused_by:
@@ -81,16 +82,16 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
         if result.status in ("fail", "warn"):
             rule = _rule(result)
             out.write(f"        rule: {rule.label}: {rule.text}\n")
-            out.write(f"        fix: {CHECKS[result.id].fix_for(report.language, rule)}\n")
+            out.write(f"        fix: {CATALOGUE[result.id].fix_for(report.language, rule)}\n")
     c = report.counts
     out.write(
         f"checks: {c['pass']} pass, {c['fail']} fail, {c['warn']} warn, {c['skip']} skip "
-        f"({report.wall_seconds:.1f} s, {len(report.probes)} server processes)\n"
+        f"({report.wall_seconds:.1f} s, {len(report.probes)} {'sessions' if report.url else 'server processes'})\n"
     )
 
 
 def _rule(result: Result) -> Rule:
-    return result.rule or CHECKS[result.id].main
+    return result.rule or CATALOGUE[result.id].main
 
 
 def write_json(report: Report, out: TextIO) -> None:
@@ -101,5 +102,5 @@ def write_json(report: Report, out: TextIO) -> None:
             check["evidence"].setdefault("rule", rule.text)
             check["evidence"]["keyword"] = rule.keyword
             check["evidence"]["source"] = rule.source
-            check["evidence"].setdefault("fix", CHECKS[check["id"]].fix_for(report.language, rule))
+            check["evidence"].setdefault("fix", CATALOGUE[check["id"]].fix_for(report.language, rule))
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from .catalogue import CHECKS
+from .catalogue import CATALOGUE
 from .probe import Probe
 from .signatures import Signatures, gather
 from .verdicts import Findings, Result
@@ -209,7 +209,7 @@ def attribute(results: dict[str, Result], wire: Signatures) -> dict[str, tuple[s
 
 def order(results: list[Result]) -> list[Result]:
     """Root failures first, then root warnings, then consequences, then the rest (catalogue order)."""
-    rank = {check: n for n, check in enumerate(CHECKS)}
+    rank = {check: n for n, check in enumerate(CATALOGUE)}
 
     def key(result: Result) -> tuple[int, int]:
         if result.status not in BAD:

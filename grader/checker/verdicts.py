@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue import CHECKS
+from .catalogue import CATALOGUE, CHECKS
 from .severity import Rule
 
 STATUSES = ("pass", "fail", "warn", "skip")
@@ -88,13 +89,18 @@ def merge(check: str, findings: list[Finding]) -> Result:
         for revision, finding in order:
             parts.setdefault(finding.status, []).append(revision)
         summary += " [" + "; ".join(f"{_VERB[s]} under {', '.join(rs)}" for s, rs in parts.items()) + "]"
-    return Result(check, lead.status, summary, evidence, CHECKS[check].rule_named(lead.rule))
+    return Result(check, lead.status, summary, evidence, CATALOGUE[check].rule_named(lead.rule))
 
 
 class Findings:
-    """Thread-safe collector: probes run in parallel threads and report here."""
+    """Thread-safe collector: probes run in parallel threads and report here.
 
-    def __init__(self) -> None:
+    ``checks``: the checks a report holds (every check of a stdio report by default; over HTTP the
+    transport's own too).
+    """
+
+    def __init__(self, checks: Iterable[str] = CHECKS) -> None:
+        self.checks = list(checks)
         self._found: dict[str, list[Finding]] = {}
         # Why an unreached check was not reached; set by the step that stopped the session.
         self.unreached = "not reached: an earlier step did not complete"
@@ -109,9 +115,9 @@ class Findings:
         rule: str = "main",
         revision: str | None = None,
     ) -> None:
-        if check not in CHECKS or status not in STATUSES:
+        if check not in self.checks or status not in STATUSES:
             raise ValueError(f"unknown check {check!r} or status {status!r}")
-        followed = CHECKS[check].rule_named(rule)  # KeyError for a rule the catalogue does not name
+        followed = CATALOGUE[check].rule_named(rule)  # KeyError for a rule the catalogue does not name
         if status == "fail" and not followed.may_fail:
             raise ValueError(f"{check}: a {followed.keyword} rule can warn, never fail ({summary})")
         with self._lock:
@@ -135,10 +141,10 @@ class Findings:
         return _worst(findings).status if findings else None
 
     def results(self) -> dict[str, Result]:
-        """One result per catalogue check, in catalogue order; an unreached check is a skip."""
+        """One result per check of the report, in catalogue order; an unreached check is a skip."""
         with self._lock:
             found = {k: list(v) for k, v in self._found.items()}
         return {
             check: merge(check, found[check]) if check in found else Result(check, "skip", self.unreached)
-            for check in CHECKS
+            for check in self.checks
         }
