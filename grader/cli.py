@@ -7,6 +7,8 @@
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
     mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
                                               check any stdio MCP server, check by check
+    mcp-lab check [--json] ... --url URL [--header 'NAME: VALUE' ...]
+                                              check a Streamable HTTP MCP endpoint
     mcp-lab gallery list [--reveal] | show NAME [--reveal] | run NAME
                                               the broken-server gallery (the instructor's view)
     mcp-lab clinic list | run CASE | log CASE | key
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .checker import CALL_TIMEOUT
 
@@ -76,9 +79,18 @@ def build_parser() -> Parser:
 
     check = commands.add_parser(
         "check",
-        help="check a stdio MCP server command",
-        description="Start COMMAND as a stdio MCP server (several times), probe it, and report check by check. "
-        "Exit 0: no check failed; 1: a check failed; 2: usage error or the command could not be started.",
+        help="check a stdio MCP server command (or a Streamable HTTP endpoint: --url)",
+        description="Start COMMAND as a stdio MCP server (several times), or speak to the Streamable HTTP MCP "
+        "endpoint at --url (in several sessions), probe it, and report check by check. Exit 0: no check failed; "
+        "1: a check failed; 2: usage error, or the command could not be started or the URL not reached.",
+    )
+    check.add_argument("--url", metavar="URL", help="check the Streamable HTTP endpoint at URL instead of a command")
+    check.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="with --url: send this header with every request (again for more), e.g. 'Authorization: Bearer TOKEN'",
     )
     check.add_argument("--json", action="store_true", help="print one JSON object (the stable contract)")
     check.add_argument("--timeout", type=positive_seconds, default=3.0, metavar="S", help="per reply (default 3)")
@@ -105,8 +117,13 @@ def build_parser() -> Parser:
     show = gallery_commands.add_parser("show", help="one exhibit: symptom, and with --reveal its defect")
     show.add_argument("name")
     show.add_argument("--reveal", action="store_true", help="say what is wrong and which check catches it")
-    run_exhibit = gallery_commands.add_parser("run", help="run an exhibit as a stdio server")
+    run_exhibit = gallery_commands.add_parser(
+        "run", help="run an exhibit as a stdio server (an HTTP one listens on 127.0.0.1 and prints its URL)"
+    )
     run_exhibit.add_argument("name")
+    run_exhibit.add_argument(
+        "--port", type=int, metavar="N", help="an HTTP exhibit's port on 127.0.0.1 (default: any free one)"
+    )
 
     clinic = commands.add_parser("clinic", help="your stage 08 cases, drawn for you (run in your stage 08 folder)")
     clinic_commands = clinic.add_subparsers(dest="clinic_command", required=True, parser_class=Parser, metavar="ACTION")
@@ -221,11 +238,18 @@ def check_command(args: argparse.Namespace) -> int:
     from .checker.check import run_check
     from .checker.report import write_json, write_text
 
-    command = server_command("mcp-lab check", args.server)
-    try:
-        report = run_check(command, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout)
-    except OSError as exc:
-        raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None
+    if args.url is not None:
+        report = http_check(args)
+    else:
+        if args.header:
+            raise UsageError("mcp-lab check: --header is for --url (a stdio server gets no HTTP headers)")
+        command = server_command("mcp-lab check", args.server)
+        try:
+            report = run_check(
+                command, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout
+            )
+        except OSError as exc:
+            raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None
     for error in report.internal_errors:
         # The checker's own bug, not the server's: say so, and still report what was found.
         print(f"mcp-lab check: internal error, some checks were not run (please report):\n{error}", file=sys.stderr)
@@ -234,6 +258,29 @@ def check_command(args: argparse.Namespace) -> int:
     else:
         write_text(report, sys.stdout, verbose=args.verbose)
     return report.exit_code
+
+
+def http_check(args: argparse.Namespace) -> Any:
+    """``mcp-lab check --url URL [--header 'NAME: VALUE' ...]``: the checker over Streamable HTTP."""
+    from .checker.check import run_http_check
+    from .checker.http_probe import BadUrl
+
+    if [w for w in args.server if w != "--"]:
+        raise UsageError("mcp-lab check: give --url URL or -- COMMAND, not both")
+    headers: dict[str, str] = {}
+    for given in args.header:
+        name, colon, value = given.partition(":")
+        if not colon or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
+            raise UsageError(f"mcp-lab check: --header takes 'NAME: VALUE', got {given!r}")
+        headers[name.strip()] = value.strip()
+    try:
+        return run_http_check(
+            args.url, headers, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout
+        )
+    except BadUrl as exc:
+        raise UsageError(f"mcp-lab check: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"mcp-lab check: {exc.strerror or exc}") from None
 
 
 def course_cli(args: argparse.Namespace) -> int:
@@ -306,11 +353,16 @@ def gallery_command(args: argparse.Namespace) -> int:
             print("  mcp-lab clinic list")
             return 0
         exhibits = gallery.exhibits()
-        width = max(len(e.name) for e in exhibits)
-        check_width = max(len(e.check) for e in exhibits)
+        over_http = gallery.http_exhibits()
+        width = max(len(e.name) for e in exhibits + over_http)
+        check_width = max(len(e.check) for e in exhibits + over_http)
         for exhibit in exhibits:
             print(f"{exhibit.name:<{width}}  {exhibit.check:<{check_width}}  {exhibit.symptom}")
+        print("\nOver Streamable HTTP (each prints its URL on stderr):")
+        for exhibit in over_http:
+            print(f"{exhibit.name:<{width}}  {exhibit.check:<{check_width}}  {exhibit.symptom}")
         print("\nRun one: mcp-lab check -- mcp-lab gallery run NAME; explained: mcp-lab gallery show NAME --reveal")
+        print("Over HTTP: mcp-lab gallery run NAME --port 8000, then mcp-lab check --url http://127.0.0.1:8000/mcp")
         return 0
     try:
         exhibit = gallery.get(args.name)
@@ -322,11 +374,19 @@ def gallery_command(args: argparse.Namespace) -> int:
         if args.reveal:
             print(f"defect: {exhibit.explanation}")
             print(f"caught by: {exhibit.check} ({exhibit.expect})")
+        elif exhibit.transport == "http":
+            print(f"Diagnose it first: mcp-lab gallery run {exhibit.name} --port 8000, then, beside it:")
+            print("  mcp-lab check --url http://127.0.0.1:8000/mcp")
+            print(f"Then: mcp-lab gallery show {exhibit.name} --reveal")
         else:
             print("Diagnose it first: mcp-lab check -- mcp-lab gallery run " + exhibit.name)
             print(f"Then: mcp-lab gallery show {exhibit.name} --reveal")
         return 0
-    command = gallery.command(exhibit.name)
+    if args.port is not None and exhibit.transport != "http":
+        raise UsageError(f"mcp-lab gallery run: {exhibit.name} is a stdio server: --port is for HTTP exhibits")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UsageError(f"mcp-lab gallery run: --port takes 0 to 65535, got {args.port}")
+    command = gallery.command(exhibit.name, args.port)
     # Become the exhibit: same pid, same pipes, so the caller talks to it directly.
     os.execv(command[0], command)
 

@@ -10,6 +10,14 @@ explanation, shown only on request), and the checker check the exhibit must fail
     >>> command("crlf")[-1].endswith("crlf.py")
     True
 
+The HTTP exhibits (``over_http/``) serve the healthy HTTP shop of ``over_http/base.py`` with one
+defect each; run one, it prints its URL on stderr, and point ``mcp-lab check --url`` at it:
+
+    >>> [e.name for e in http_exhibits()][:2], get("broken_sse").transport
+    (['broken_sse', 'no_origin_check'], 'http')
+    >>> command("broken_sse", port=8000)[-2:]
+    ['--port', '8000']
+
 The exhibit files are never imported here: they are programs, run as child processes.
 """
 
@@ -21,6 +29,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BASE = HERE / "base.py"  # the healthy server: it passes every check
+HTTP_DIR = HERE / "over_http"
+HTTP_BASE = HTTP_DIR / "base.py"  # the healthy HTTP server: it passes every check over HTTP
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class Exhibit:
     expect: str  # "fail", or "warn" where the check's threshold makes it a warning
     field_failure: int | None  # row number in research/field-failures.md; None for subtle variants
     path: Path  # the exhibit's file
+    transport: str = "stdio"  # or "http": a Streamable HTTP server that prints its URL
 
 
 # name, field-failures row, check, expect, symptom, explanation
@@ -491,20 +502,83 @@ _EXHIBITS: dict[str, Exhibit] = {
 }
 
 
+# name, check, symptom, explanation: Streamable HTTP servers, each failing its check
+_HTTP_TABLE: list[tuple[str, str, str, str]] = [
+    (
+        "no_origin_check",
+        "http-origin",
+        "Every MCP client connects and works; a security review finds that any web page the user opens "
+        "can call the server's tools.",
+        "origin_ok() accepts every Origin ('we only listen on 127.0.0.1, so only this machine can call "
+        "us'). But a web page can: DNS rebinding points its own name at 127.0.0.1, and the browser then "
+        "sends the page's requests to the local server, marked with the page's Origin. MCP 2025-11-25 says "
+        "servers MUST validate Origin and answer an invalid one with 403. Fix: refuse every Origin that is "
+        "not this machine's (http://localhost, 127.0.0.1, [::1]) with 403; requests without Origin do not "
+        "come from a browser.",
+    ),
+    (
+        "session_id_ignored",
+        "http-session",
+        "After a client ends its session (DELETE), requests with the old session id still succeed; so do "
+        "requests with no session id, or one the server never gave out.",
+        "session_for() is 'forgiving': a request whose Mcp-Session-Id is missing or unknown gets a fresh "
+        "session instead of 400 or 404. So DELETE ends nothing: the id works on, as a new session that "
+        "never saw initialize. Once a session is ended the server MUST answer its id with 404 (the client "
+        "then initializes again), and SHOULD answer a request without the id with 400. Fix: look the id "
+        "up; absent, 400; unknown or ended, 404.",
+    ),
+    (
+        "notification_with_body",
+        "http-notification-202",
+        "Every request works, yet clients log an error after each notification they send "
+        "(notifications/initialized first of all).",
+        "accepted() answers a POSTed notification (or response) with 200 and the handler's return value "
+        "as JSON: null. A client expects 202 Accepted and no body there (a MUST); a body makes it look for "
+        "a JSON-RPC message that is not there. Fix: answer every notification and response with 202 and "
+        "an empty body, whatever the handler returned.",
+    ),
+    (
+        "broken_sse",
+        "http-sse",
+        "Clients that accept JSON work; a client that asks for a stream (Accept: text/event-stream) waits "
+        "for every answer until it times out.",
+        "stream() writes the reply as one SSE event with pretty-printed JSON: data: {, then lines like "
+        '  "jsonrpc": "2.0", without a data: prefix. A client reads an event field by field, so the '
+        "event's data is just '{' and the other lines are ignored fields: the response never arrives. "
+        "Fix: write the JSON on one data line (json.dumps with no indent) and end the event with a "
+        "blank line.",
+    ),
+]
+
+_HTTP_EXHIBITS: dict[str, Exhibit] = {
+    name: Exhibit(name, symptom, explanation, check, "fail", None, HTTP_DIR / f"{name}.py", "http")
+    for name, check, symptom, explanation in _HTTP_TABLE
+}
+
+
 def exhibits() -> list[Exhibit]:
-    """Every exhibit, sorted by name."""
+    """Every stdio exhibit, sorted by name."""
     return [_EXHIBITS[name] for name in sorted(_EXHIBITS)]
 
 
+def http_exhibits() -> list[Exhibit]:
+    """Every Streamable HTTP exhibit, sorted by name."""
+    return [_HTTP_EXHIBITS[name] for name in sorted(_HTTP_EXHIBITS)]
+
+
 def get(name: str) -> Exhibit:
-    """The exhibit called ``name``; KeyError naming the known ones otherwise."""
-    try:
-        return _EXHIBITS[name]
-    except KeyError:
+    """The exhibit called ``name`` (stdio or HTTP); KeyError naming the known ones otherwise."""
+    found = _EXHIBITS.get(name) or _HTTP_EXHIBITS.get(name)
+    if found is None:
         known = ", ".join(sorted(_EXHIBITS))
-        raise KeyError(f"no gallery exhibit {name!r}; the exhibits are: {known}") from None
+        over_http = ", ".join(sorted(_HTTP_EXHIBITS))
+        raise KeyError(f"no gallery exhibit {name!r}; the exhibits are: {known}; over HTTP: {over_http}")
+    return found
 
 
-def command(name: str) -> list[str]:
-    """The command that runs the exhibit as a stdio server: ``[python, path]``."""
-    return [sys.executable, str(get(name).path)]
+def command(name: str, port: int | None = None) -> list[str]:
+    """The command that runs the exhibit: ``[python, path]`` (an HTTP one on ``port``, default any free one)."""
+    exhibit = get(name)
+    if port is not None and exhibit.transport != "http":
+        raise ValueError(f"{name} is a stdio server: it takes no port")
+    return [sys.executable, str(exhibit.path)] + (["--port", str(port)] if port is not None else [])
