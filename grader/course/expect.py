@@ -56,6 +56,25 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "to; nothing says they come in the order the requests went",
         "keep every reply whose id you are not waiting for (self.early) and compare ids by value and JSON type",
     ),
+    "client-handshake": (
+        "MCP 2025-11-25, Lifecycle > Initialization: the initialization phase MUST be the first interaction; "
+        "the client sends initialize (its protocolVersion, capabilities, clientInfo) and, after the server's "
+        "result, MUST send the initialized notification",
+        "send initialize with a protocolVersion, capabilities ({}) and clientInfo; return the reply's result; "
+        "then send notifications/initialized (a notification: no id)",
+    ),
+    "client-request": (
+        "MCP 2025-11-25, Base Protocol: a response carries the result of the request with the same id",
+        "request() sends the request, waits for the reply with its id, and returns reply['result'] (an error "
+        "reply raises ClientError)",
+    ),
+    "hygiene-check": (
+        "MCP 2025-11-25, Transports > stdio: the server MUST NOT write anything to its stdout that is not a "
+        "valid MCP message; messages are delimited by newlines: every line a host reads is one JSON-RPC message",
+        "split the bytes on b'\\n' (the last piece is a line too if it is not empty); for each line: valid UTF-8, "
+        "strict JSON (no NaN), one object, no \\r at its end; report 'line N: what is wrong', the first dirty "
+        "line first",
+    ),
     "client-notify": (
         "MCP 2025-11-25, Base Protocol: notifications are one-way messages; the receiver MUST NOT send a response",
         "send the notification (no id) and return: never wait for a reply to it",
@@ -90,6 +109,18 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "a repair fixes the defect and breaks nothing else: mcp-lab check reports no failure on the repaired file",
         "find the lines that break the first failing check's rule, change as few lines as you can, "
         "then run the checker again",
+    ),
+    "own-server": (
+        "stage 05's capstone is your own server: one file, the Python standard library only; it imports "
+        "nothing from the course (reference, grader) and starts none of its servers",
+        "paste your own pieces of stages 00 to 05 into my_server.py (open_shop, the framing, handle_line, "
+        "initialize, the tool declarations, the tools and call_tool) and import only json, sys, os, sqlite3, ...",
+    ),
+    "inspector": (
+        "the MCP Inspector (@modelcontextprotocol/inspector) is a Node.js program: its CLI starts your server, "
+        "lists its tools and calls one, as a host would",
+        "install Node.js 22 or newer (https://nodejs.org, or your system's package: apt install nodejs npm), "
+        "then run the cell again: npx fetches the Inspector on first use (or run bench/install_corpus.sh)",
     ),
     "framing-read": (
         "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
@@ -201,7 +232,7 @@ def same_json(a: Any, b: Any) -> bool:
     return a == b
 
 
-CALL_LIMIT = 10.0  # seconds a learner's function may take before the test gives up on it
+CALL_LIMIT = 4.0  # seconds a learner's function may take before the check gives up on it (pure ones take ms)
 
 
 def call(function: Any, check: str, *args: Any, limit: float | None = CALL_LIMIT, **kwargs: Any) -> Any:

@@ -4,13 +4,27 @@ The learner's tools are compared with the reference's on the same database (the 
 answers are themselves tested against plain SQL); the hidden cells choose the arguments at random.
 The whole server is then run as a process: a session of calls that must leave the database
 byte-identical, the official SDK client, and every check of ``mcp-lab check``.
+
+The capstone, ``my_server.py``, is the learner's own server from end to end: standard library only
+(its text is read first), run from a copy that cannot import the reference, and graded by the whole
+checker, the SDK client and the MCP Inspector's CLI (Node.js; the corpus's pinned copy or npx).
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
 import json
+import os
 import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from reference.catalog import STATUSES, TOOLS
@@ -19,10 +33,18 @@ from reference.lifecycle import LATEST
 from reference.shop import shop_tools
 from reference.tools import ToolError as ReferenceToolError
 
-from ..drive import Server, expect_checks, initialize, notification, request, sdk_session
+from ..drive import (
+    Server,
+    expect_checks,
+    graded_check,
+    initialize,
+    notification,
+    request,
+    sdk_session,
+)
 from ..expect import Failure, equal, outcome, same_json, show
 from ..remote import is_a
-from ..work import Work
+from ..work import LOCAL, Work
 from . import public
 
 VISIBLE: dict[str, list[dict[str, Any]]] = {
@@ -322,3 +344,257 @@ def check_everything(argv: list[str]) -> None:
     from grader.checker.catalogue import CHECKS
 
     expect_checks(argv, list(CHECKS))
+
+
+# -- The capstone: your own server, my_server.py ------------------------------------------------------
+# One file of the learner's, the standard library only, graded three ways for points of its own: the
+# whole checker, the official SDK client, the MCP Inspector's CLI. Each runs a copy of the file in a
+# scratch folder that holds a ``reference`` package of its own which refuses to load: an import the
+# text check cannot see (one built at run time) fails there too. The guard refuses the grader anywhere.
+CAPSTONE = "my_server"
+SHOP_TOOLS = ["count_orders", "list_orders", "get_order", "search_products"]
+_COURSE_PACKAGES = ("reference", "grader", "nbgrader", "lab_runtime")
+# A string that names a course module, to import it or to run it (python -m reference.server).
+_COURSE_NAME = re.compile(r"(-m\s*)?(reference|grader|nbgrader|lab_runtime)(\.\w+)*")
+_NO_REFERENCE = "raise ImportError('my_server.py imports nothing from the course: the standard library only')\n"
+
+
+def own_imports(text: str) -> None:
+    """my_server.py imports the standard library only, and names no course module to import or run."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise Failure("module", f"my_server.py is not valid Python: line {exc.lineno}: {exc.msg}") from None
+    for node in ast.walk(tree):
+        names: list[tuple[str, int]] = []
+        if isinstance(node, ast.Import):
+            names = [(alias.name, 0) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [(node.module or "", node.level)]
+        for name, level in names:
+            top, shown = name.partition(".")[0], "." * level + name
+            if top in _COURSE_PACKAGES:
+                what = "the course's answer key" if top == "reference" else "the course's own code"
+                raise Failure("own-server", f"my_server.py imports {shown} ({what})", where=f"line {node.lineno}")
+            if level or top not in sys.stdlib_module_names:
+                raise Failure(
+                    "own-server",
+                    f"my_server.py imports {shown}, which is not in Python's standard library",
+                    where=f"line {node.lineno}",
+                    hint="a piece of yours from another file (framing.py, shop_server.py)? paste it in",
+                )
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _COURSE_NAME.fullmatch(node.value):
+            raise Failure("own-server", f"my_server.py names the course's {node.value!r}", where=f"line {node.lineno}")
+
+
+@contextlib.contextmanager
+def own_server(work: Work) -> Iterator[list[str]]:
+    """The command that runs the learner's my_server.py, once its text shows the standard library only:
+    a copy, in a scratch folder where ``import reference`` fails."""
+    source = work.file(CAPSTONE)
+    own_imports(source.read_text(encoding="utf-8", errors="replace"))
+    with work.scratch() as (here, _):
+        shutil.copyfile(source, here / source.name)
+        (here / "reference").mkdir()
+        (here / "reference" / "__init__.py").write_text(_NO_REFERENCE, encoding="utf-8")
+        work.runner.own(here)
+        yield work.run_file(here / source.name)
+
+
+def check_whole_server(argv: list[str]) -> None:
+    """``mcp-lab check`` on the whole server: no check fails. A failure names the first check that
+    fails on its own (not because another one did), with its evidence."""
+    failing = [r for r in graded_check(argv).results if r.status == "fail"]
+    if not failing:
+        return
+    first = next((r for r in failing if not r.caused_by), failing[0])
+    evidence = first.evidence
+    shown = {k: _evidence(k, v) for k, v in evidence.items() if k not in _SAID_ELSEWHERE}
+    others = [r.id for r in failing if r is not first]
+    if others:
+        shown["hint"] = f"failing too: {', '.join(others)} (mcp-lab check -- python3 my_server.py shows each)"
+    raise Failure(first.id, f"mcp-lab check: {first.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+
+
+# Evidence the failure shows in its own way: the rule and the fix (from the catalogue), stderr.
+_SAID_ELSEWHERE = ("rule", "keyword", "source", "fix", "stderr_tail")
+
+
+def _evidence(key: str, value: Any) -> Any:
+    """One item of a check's evidence as a failure shows it: frames one a line, anything else as one text."""
+    items = [item if isinstance(item, str) else show(item) for item in (value if isinstance(value, list) else [value])]
+    if key in ("sent", "expected", "received"):
+        return items[:8]
+    return show("; ".join(items))
+
+
+Call = tuple[str, dict[str, Any]]  # a tool's name and its arguments
+
+
+def check_call_result(result: Any, call: Call, version: str, sent: Any) -> None:
+    """A tools/call result (as it came over the wire) against the reference's answer, under ``version``."""
+    tool, arguments = call
+    want, error_text = _reference(tool, arguments)
+    shown = f"{tool}({json.dumps(arguments, ensure_ascii=False)})"
+    _result_shape(result, {"name": tool, "arguments": arguments})
+    if error_text is not None:
+        if result.get("isError") is not True:
+            what = f"{shown} cannot be answered: a result with isError: true"
+            raise Failure("tool-error-kind", what, sent=show(sent), expected=error_text, received=show(result))
+        _error_text_helps(tool, arguments, result["content"][0]["text"])
+        return
+    if result.get("isError", False) is not False:
+        raise Failure("shop-contract", f"{shown} failed", sent=show(sent), received=show(result))
+    if not same_json(_json(result["content"][0]["text"]), want):
+        what = f"{shown}: the text block holds what the shop holds, as JSON"
+        raise Failure("shop-contract", what, sent=show(sent), expected=show(want), received=show(result))
+    if version >= "2025-06-18" and not same_json(result.get("structuredContent"), want):
+        what = f"under {version}, {shown} carries the same object as structuredContent"
+        raise Failure("structured-output", what, sent=show(sent), expected=show(want), received=show(result))
+
+
+def check_own_calls(argv: list[str], version: str, calls: list[Call], ids: list[Any]) -> None:
+    """A session on ``version`` (ids: the initialize's, then each call's): the revision echoed, every
+    call answered as the reference answers it (what mcp-lab check asks of a few calls, on others)."""
+    with Server(argv) as server:
+        init = initialize(version, id=ids[0])
+        reply = server.expect(init, {"jsonrpc": "2.0", "id": ids[0]}, "initialize-result")
+        if not isinstance(reply.get("result"), dict) or reply["result"].get("protocolVersion") != version:
+            raise Failure("version-negotiation", f"{version} is supported: echo it", received=show(reply))
+        server.send(notification("notifications/initialized"))
+        for call, id in zip(calls, ids[1:], strict=True):
+            sent = request("tools/call", id=id, params={"name": call[0], "arguments": call[1]})
+            reply = server.expect(sent, {"jsonrpc": "2.0", "id": id}, "tools-call-result")
+            if "result" not in reply:
+                what = f"{call[0]} answers with a result"
+                raise Failure("tools-call-result", what, sent=show(sent), received=show(reply))
+            check_call_result(reply["result"], call, version, sent)
+
+
+def check_own_sdk(argv: list[str], calls: list[Call]) -> None:
+    """The official SDK client lists the four tools and makes ``calls``: the answers are the reference's."""
+
+    async def steps(client: Any) -> dict[str, Any]:
+        tools = await client.list_tools()
+        return {"tools": tools, "results": [await client.call_tool(tool, arguments) for tool, arguments in calls]}
+
+    seen = sdk_session(argv, steps, "tools-call-result", f"list the tools and call {', '.join(c[0] for c in calls)}")
+    names = sorted(t.name for t in seen["tools"].tools)
+    if names != sorted(SHOP_TOOLS):
+        raise Failure("tools-list", "the SDK client sees other tools than the shop's four", received=show(names))
+    for call, result in zip(calls, seen["results"], strict=True):
+        received = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        check_call_result(received, call, LATEST, f"(the SDK client) call_tool{(call[0], call[1])}")
+
+
+# -- The MCP Inspector's CLI ------------------------------------------------------------------------
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"  # pinned, as bench/install_corpus.sh installs it
+INSPECTOR_BIN = Path(__file__).resolve().parents[3] / "build/corpus/npm/node_modules/.bin/mcp-inspector"
+INSPECTOR_TIMEOUT = 20.0  # seconds for one run of the installed Inspector (about one; it gives up at 10)
+NPX_TIMEOUT = 75.0  # seconds with npx, whose first run downloads the Inspector (about 20 s)
+
+
+class InspectorUnavailable(RuntimeError):
+    """The MCP Inspector cannot run on this machine. Never a verdict on the learner's server: when
+    grading it is an error of the grading ('grading failed'), not a Failure."""
+
+
+def _unavailable(work: Work, summary: str, **details: Any) -> Exception:
+    """A missing Inspector: on the learner's own machine a failure that says what to install (the
+    ``inspector`` lesson); when grading, :class:`InspectorUnavailable`."""
+    if work.runner is LOCAL:
+        return Failure("inspector", summary, **details)
+    return InspectorUnavailable(f"{summary} {details.get('stderr', '')}".strip())
+
+
+def inspector_command(work: Work) -> tuple[list[str], float]:
+    """The Inspector's command (the corpus's pinned copy, else npx) and how long one run may take."""
+    if INSPECTOR_BIN.exists():
+        return [str(INSPECTOR_BIN)], INSPECTOR_TIMEOUT
+    npx = shutil.which("npx")
+    if npx is not None:
+        return [npx, "-y", INSPECTOR], NPX_TIMEOUT
+    raise _unavailable(work, "the MCP Inspector needs Node.js: npx is not on this machine's PATH")
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+
+
+def _envelope_error(stderr: str) -> str | None:
+    """The message of the Inspector's error envelope (its last stderr line, ``{"error": {...}}``), if any."""
+    for line in reversed(stderr.strip().splitlines()):
+        found = _json(line)
+        if isinstance(found, dict) and isinstance(found.get("error"), dict):
+            return str(found["error"].get("message", found["error"]))
+    return None
+
+
+def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
+    """``mcp-inspector --cli ARGV --method ...``: the result it printed, or a Failure that says why not.
+    Bounded: a subprocess timeout, then its whole process group killed (the server it started too)."""
+    inspector, limit = inspector_command(work)
+    shown = " ".join(["mcp-inspector --cli python3 my_server.py", *method])
+    # Its options first, then "--": the server's command may hold words that look like options (bwrap's).
+    command = [*inspector, "--cli", "--format", "json", "-q", "--connect-timeout", "10000", *method, "--", *argv]
+    try:
+        child = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        )
+    except OSError as exc:
+        raise _unavailable(work, f"the MCP Inspector could not start: {exc}") from None
+    try:
+        out, err = child.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill_group(child)
+        out, err = child.communicate()
+        if inspector[0] != str(INSPECTOR_BIN):  # npx may be downloading still: no verdict on the server
+            raise _unavailable(work, f"npx did not run the MCP Inspector within {limit:.0f} s") from None
+        what = f"the MCP Inspector had no answer from your server within {limit:.0f} s"
+        check = "tools-call-result" if "tools/call" in method else "tools-list"
+        raise Failure(check, what, sent=shown, stderr=err.decode("utf-8", "replace")) from None
+    finally:
+        _kill_group(child)
+    stderr = err.decode("utf-8", "replace")
+    found = _json(out.decode("utf-8", "replace").strip())
+    if child.returncode == 0 and isinstance(found, dict) and "result" in found:
+        return found["result"]
+    message = _envelope_error(stderr)
+    if message is None:  # the Inspector itself did not run (a Node.js too old, a broken install)
+        raise _unavailable(work, f"the MCP Inspector failed (exit status {child.returncode})", stderr=stderr)
+    check = "tools-call-result" if "tools/call" in method else "tools-list"
+    summary = f"the MCP Inspector could not use your server: {' '.join(message.split())[:300]}"
+    raise Failure(check, summary, sent=shown, received=show(out) if out.strip() else "(nothing on stdout)")
+
+
+def check_inspector(work: Work, argv: list[str], calls: list[Call]) -> None:
+    """The Inspector's CLI lists the four tools and makes ``calls``: the answers are the reference's."""
+    listed = run_inspector(work, argv, ["--method", "tools/list"])
+    tools = listed.get("tools") if isinstance(listed, dict) else None
+    names = sorted(str(t.get("name")) for t in tools if isinstance(t, dict)) if isinstance(tools, list) else None
+    if names != sorted(SHOP_TOOLS):
+        what = "the MCP Inspector lists other tools than the shop's four"
+        raise Failure("tools-list", what, expected=show(sorted(SHOP_TOOLS)), received=show(names or listed))
+    for call in calls:
+        method = ["--method", "tools/call", "--tool-name", call[0], "--tool-args-json", json.dumps(call[1])]
+        result = run_inspector(work, argv, method)
+        check_call_result(result, call, LATEST, " ".join(["mcp-inspector --cli python3 my_server.py", *method]))
+
+
+@public("05", "test_own_server_check", "my_server.py: the standard library only, and mcp-lab check finds no failure")
+def own_server_check_cell(work: Work) -> None:
+    with own_server(work) as argv:
+        check_whole_server(argv)
+
+
+@public("05", "test_own_server_sdk", "the official MCP SDK's client lists your four tools and calls two")
+def own_server_sdk_cell(work: Work) -> None:
+    with own_server(work) as argv:
+        check_own_sdk(argv, [("count_orders", {"status": "shipped"}), ("get_order", {"order_id": 7})])
+
+
+@public("05", "test_own_server_inspector", "the MCP Inspector's CLI lists your tools and calls count_orders")
+def own_server_inspector_cell(work: Work) -> None:
+    with own_server(work) as argv:
+        check_inspector(work, argv, [("count_orders", {"status": "paid"})])
