@@ -321,6 +321,701 @@ lab.check("test_mcp_lab_check")
 # %% id=inspector-command
 print(lab.inspector_command("shop_server"))
 
+# %% [markdown] id=capstone
+# ## 6. Your own server
+#
+# Every server you ran in this course so far stood on the course's pieces: `shop_server.py` has
+# your tools in it, but its framing, its messages and its handshake are the course's finished
+# ones. A host on another machine has no such pieces. It has one command, `python3 my_server.py`,
+# and the spec says what it does with it (MCP 2025-11-25, Transports > stdio):
+#
+# > The client launches the MCP server as a subprocess. The server reads JSON-RPC messages from its
+# > standard input (`stdin`) and sends messages to its standard output (`stdout`).
+#
+# So the last part of the stage takes the scaffolding away. You put what you wrote in stages 00 to
+# 05 into one file, `my_server.py`, that runs on its own: the Python standard library and your
+# code, nothing else.
+
+# %% [markdown] id=capstone-pieces
+# ### What each stage gave you
+#
+# You have written every piece already; here is where each one goes.
+#
+# | stage | you wrote | in `my_server.py` |
+# |---|---|---|
+# | 00 | the shop opened through a `mode=ro` URI, parameterised SQL | `open_shop(path)` |
+# | 01 | one JSON message per line, UTF-8, strict JSON, a flush | `encode`, `decode`, `read_frame`, `write_frame` |
+# | 02 | the three branches, the error table, ids echoed with their type | `handle_message`, `handle_line` |
+# | 03 | `initialize`, version negotiation, `ping`, batches in 2025-03-26 only, exit at end of input | `Session`, `initialize`, `serve` |
+# | 04 | the four tools' names, schemas, descriptions and annotations; `tools/list` | `tool_declarations`, `list_tools` |
+# | 05 | the four tools and `tools/call`, by revision | `count_orders` ... `search_products`, `call_tool` |
+#
+# One piece is new. Stage 05's `call_tool` checked the arguments with the course's
+# `problems(schema, arguments)`; here you write it yourself, as `argument_problems`, for the parts
+# of JSON Schema the shop's declarations use: `required`, `additionalProperties: false`, `type`
+# (string or integer), `minimum`/`maximum` and `minLength`/`maxLength`.
+#
+# The pieces fit as one loop. A line comes in on stdin; `read_frame` cuts it, `handle_line`
+# decodes it and sorts it into one of the three branches; a request goes to its handler in
+# `methods` (`tools/call` to `call_tool`, which runs a tool against the shop); the reply goes out
+# through `write_frame`. A notification goes to its handler in `notifications`, and nothing goes
+# out. When `read_frame` returns `None`, the loop returns 0 and the program exits.
+
+# %% [markdown] id=capstone-rule
+# ### Nothing from the course
+#
+# `my_server.py` imports the standard library only: `json`, `sys`, `os`, `sqlite3`, `pathlib`,
+# `traceback`. Not `reference` (the course's answer key), not `grader`, and not your own
+# `shop_server.py` either (it stands on `reference`): paste what you need. The tests read the file
+# before they run it, and run it where `import reference` fails.
+#
+# The rest of the rules are the ones you already know. Two matter most in a file of your own,
+# because nothing catches them for you any more. Stdout is the protocol's:
+#
+# > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
+#
+# and stderr is yours:
+#
+# > The server MAY write UTF-8 strings to its standard error (`stderr`) for any logging purposes
+# > including informational, debug, and error messages.
+#
+# So `log()` writes to stderr, a traceback goes to stderr, and `print()` never appears.
+
+# %% [markdown] id=capstone-db
+# ### Where the shop is
+#
+# When the course runs your server (the tests, `lab.program`), it says where the database is in the
+# environment variable `MCP_LAB_DB`. A host, or you in a terminal, starts it without one, and the
+# MCP Inspector passes on none of yours. So the server reads `os.environ.get("MCP_LAB_DB")`, and
+# falls back on the course's own database when it is not set. The cell below prints that path.
+# In the course's workspace it is two folders above this stage's folder, in `data/build/shop.db`,
+# and that is how `DEFAULT_DB` finds it; if the printed path is somewhere else, write it into
+# `DEFAULT_DB` instead.
+
+# %% id=capstone-db-path
+print(lab.shop_db())
+
+# %% [markdown] id=capstone-task
+# ### Your turn: `my_server.py`
+#
+# Fill in each function with your own code from stages 00 to 05. The rest is given: the
+# constants, the small helpers (`log`, the two replies, `rows`, `check_status`, `exact`,
+# `tool_result`) and `main`. The signatures differ a little from the stages' ones: `handle_line`
+# gets the notifications apart from the methods, `call_tool` gets the session and the declarations. Here is a session with the finished server: the handshake, a
+# call, and a `limit` out of range, which under 2025-11-25 is a tool execution error.
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"my-shop","title":"My shop server","version":"1.0.0"},"instructions":"A read-only view of a small shop: orders, customers and products. Money is in cents."}}
+# -> {"jsonrpc":"2.0","method":"notifications/initialized"}
+# -> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"pending"}}}
+# <- {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"status\": \"pending\", \"count\": 210}"}],"isError":false,"structuredContent":{"status":"pending","count":210}}}
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_orders","arguments":{"limit":500}}}
+# <- {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"invalid arguments for list_orders: limit must be at most 100. Check the tool's inputSchema and call again."}],"isError":true}}
+# ```
+#
+# The cell after yours sends four other messages, in a 2025-06-18 session. Predict each reply
+# before you run it: which revision comes back, which ids, which kind of error for each call, and
+# which message gets no reply at all.
+
+# %% solution id=my_server
+%%module my_server
+# my_server.py: the shop's MCP server in one file, standard library only (stages 00 to 05).
+
+import json
+import os
+import sqlite3
+import sys
+import traceback
+from pathlib import Path
+
+# The shop (stage 00). Run by the course, your server finds the database in $MCP_LAB_DB; run from
+# a terminal, it falls back on the course's own, two folders above the stage folder (the path that
+# lab.shop_db() printed: write that path here instead if your folder is elsewhere).
+DEFAULT_DB = Path(__file__).resolve().parent.parent.parent / "data" / "build" / "shop.db"
+STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
+
+# The error table (stage 02).
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+# The revisions this server speaks (stage 03).
+LATEST = "2025-11-25"
+SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+SERVER_INFO = {"name": "my-shop", "title": "My shop server", "version": "1.0.0"}
+
+
+def log(text):
+    """One line for a human, on stderr: stdout carries protocol messages only."""
+    sys.stderr.write(f"[my_server] {text}\n")
+    sys.stderr.flush()
+
+
+# -- 0. The shop, read-only ---------------------------------------------------------------------
+def open_shop(path):
+    """A connection on which every write fails: the mode=ro URI of stage 00."""
+    ### BEGIN SOLUTION
+    return sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+    ### END SOLUTION
+
+
+# -- 1. Framing: one JSON message per line, UTF-8, a flush per message ----------------------------
+def encode(message):
+    """One message as one line of UTF-8 JSON, ending in a single newline."""
+    ### BEGIN SOLUTION
+    try:
+        text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800") came in: send it back escaped, as it came
+        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+    ### END SOLUTION
+
+
+def _no_constants(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(line):
+    """The JSON value of one line; ValueError for anything that is not strict JSON in UTF-8."""
+    ### BEGIN SOLUTION
+    try:
+        return json.loads(line.decode("utf-8"), parse_constant=_no_constants)
+    except RecursionError:  # valid JSON nested too deep for the parser: still not a message
+        raise ValueError("JSON nested too deeply") from None
+    ### END SOLUTION
+
+
+def read_frame(stream):
+    """One line without its line ending; None at the end of the input."""
+    ### BEGIN SOLUTION
+    line = stream.readline()
+    if not line:
+        return None
+    if line.endswith(b"\n"):
+        line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+    return line
+    ### END SOLUTION
+
+
+def write_frame(stream, message):
+    """Write one message and flush: a pipe holds what you write until you do."""
+    ### BEGIN SOLUTION
+    stream.write(encode(message))
+    stream.flush()
+    ### END SOLUTION
+
+
+# -- 2. Messages: three branches, one error table ------------------------------------------------
+class RpcError(Exception):
+    """A protocol error: raise it in a handler and the reply is a JSON-RPC error."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def result_reply(id, result):
+    return {"jsonrpc": "2.0", "id": id, "result": result}
+
+
+def error_reply(id, code, message):
+    return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
+
+
+def valid_id(value):
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def handle_message(message, methods, notifications):
+    """The reply to one decoded message, or None when nothing must be sent."""
+    ### BEGIN SOLUTION
+    if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
+        return None  # a response to a request of the other side's: never answered
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        id = message.get("id") if isinstance(message, dict) and valid_id(message.get("id")) else None
+        return error_reply(id, INVALID_REQUEST, "Invalid Request")
+    method, params = message["method"], message.get("params", {})
+    if "id" not in message:  # a notification: act on it, answer nothing, not even an error
+        handler = notifications.get(method)
+        if handler is not None:
+            try:
+                handler(params)
+            except Exception:
+                traceback.print_exc()
+        return None
+    id = message["id"]
+    if not valid_id(id):
+        return error_reply(None, INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")
+    if method not in methods:
+        return error_reply(id, METHOD_NOT_FOUND, f"Method not found: {method}")
+    if not isinstance(params, dict):
+        return error_reply(id, INVALID_PARAMS, "Invalid params: params must be an object")
+    try:
+        return result_reply(id, methods[method](params))
+    except RpcError as exc:
+        return error_reply(id, exc.code, exc.message)
+    except Exception as exc:
+        traceback.print_exc()
+        return error_reply(id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+    ### END SOLUTION
+
+
+def handle_line(line, methods, notifications, batches_allowed):
+    """The reply to one line: a message, a list of them (a batch), or None."""
+    ### BEGIN SOLUTION
+    try:
+        message = decode(line)
+    except ValueError as exc:
+        return error_reply(None, PARSE_ERROR, f"Parse error: {exc}")
+    if not isinstance(message, list):
+        return handle_message(message, methods, notifications)
+    if not batches_allowed:
+        return error_reply(None, INVALID_REQUEST, "Invalid Request: batches exist only in revision 2025-03-26")
+    if not message:
+        return error_reply(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+    replies = [r for r in (handle_message(m, methods, notifications) for m in message) if r is not None]
+    return replies or None  # a batch of notifications gets no reply at all
+    ### END SOLUTION
+
+
+# -- 3. The lifecycle ----------------------------------------------------------------------------
+class Session:
+    """What one connection has agreed on; before initialize, the latest revision applies."""
+
+    def __init__(self):
+        self.version = LATEST
+        self.initialize_seen = False
+        self.initialized = False
+
+
+def initialize(session, params):
+    """The initialize result: the revision agreed, the capabilities, serverInfo. A second one is -32600."""
+    ### BEGIN SOLUTION
+    if session.initialize_seen:
+        raise RpcError(INVALID_REQUEST, f"Invalid Request: initialize was already answered ({session.version})")
+    requested = params.get("protocolVersion")
+    if not isinstance(requested, str):
+        raise RpcError(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string such as "2025-11-25"')
+    session.version = requested if requested in SUPPORTED else LATEST
+    session.initialize_seen = True
+    log(f"initialize: revision {session.version}")
+    return {
+        "protocolVersion": session.version,
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": SERVER_INFO,
+        "instructions": "A read-only view of a small shop: orders, customers and products. Money is in cents.",
+    }
+    ### END SOLUTION
+
+
+# -- 4. tools/list: the manual a model reads ------------------------------------------------------
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+def exact(properties, optional=()):
+    """An object schema: these members, each required unless optional, and no others."""
+    required = [name for name in properties if name not in optional]
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def tool_declarations():
+    """The four tools as tools/list shows them from 2025-06-18 on (earlier: without outputSchema)."""
+    ### BEGIN SOLUTION
+    status = {"type": "string", "description": f"Only orders with this status: {', '.join(STATUSES)}."}
+    order = {
+        "id": {"type": "integer"},
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "created_at": {"type": "string", "description": "When it was placed (ISO 8601, UTC)."},
+        "customer_id": {"type": "integer"},
+        "customer": {"type": "string", "description": "The customer's name."},
+    }
+    return [
+        {
+            "name": "count_orders",
+            "title": "Count orders",
+            "description": "Count the shop's orders, all of them or those with one status. Returns "
+            '{"status": ..., "count": N}. An unknown status is an error that lists the valid ones.',
+            "inputSchema": {"type": "object", "properties": {"status": status}, "additionalProperties": False},
+            "outputSchema": exact(
+                {"status": {"type": "string", "enum": list(STATUSES)}, "count": {"type": "integer", "minimum": 0}},
+                optional=("status",),
+            ),
+        },
+        {
+            "name": "list_orders",
+            "title": "List orders",
+            "description": "List orders, oldest first, optionally one status or one customer's only. Returns "
+            '{"total": N, "offset": N, "orders": [...]} with each order\'s id, status, created_at, '
+            "customer_id, customer and total_cents; page with offset. Use get_order for the items.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "status": status,
+                    "customer_id": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
+                                    "description": "Only this customer's orders."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
+                              "description": "At most this many orders (1-100, default 20)."},
+                    "offset": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "default": 0,
+                               "description": "Skip this many orders first (default 0)."},
+                },
+                "additionalProperties": False,
+            },
+            "outputSchema": exact({
+                "total": {"type": "integer", "minimum": 0},
+                "offset": {"type": "integer", "minimum": 0},
+                "orders": {"type": "array", "items": exact(
+                    {**order, "total_cents": {"type": ["integer", "null"], "minimum": 0}}
+                )},
+            }),
+        },
+        {
+            "name": "get_order",
+            "title": "Get one order",
+            "description": "Get one order by its id: status, created_at, the customer's name and email, the "
+            "items (product, quantity, unit price in cents) and total_cents. An id that does not exist "
+            "is an error that says which ids exist.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"order_id": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
+                                            "description": "The order's id."}},
+                "required": ["order_id"],
+                "additionalProperties": False,
+            },
+            "outputSchema": exact({
+                **order,
+                "email": {"type": "string"},
+                "items": {"type": "array", "items": exact({
+                    "product_id": {"type": "integer"},
+                    "sku": {"type": "string"},
+                    "name": {"type": "string"},
+                    "quantity": {"type": "integer", "minimum": 1},
+                    "unit_price_cents": {"type": "integer", "minimum": 1},
+                })},
+                "total_cents": {"type": "integer", "minimum": 0},
+            }),
+        },
+        {
+            "name": "search_products",
+            "title": "Search products",
+            "description": "Find products whose name, category or SKU contains the query. Returns "
+            '{"query": ..., "products": [...]} with id, sku, name, category, price_cents and stock. An '
+            "empty list means nothing matched: try a shorter or more general word.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "minLength": 1, "maxLength": 100,
+                              "description": "Text to look for, e.g. 'mug' or 'garden'."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
+                              "description": "At most this many products (1-50, default 10)."},
+                },
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+            "outputSchema": exact({
+                "query": {"type": "string"},
+                "products": {"type": "array", "items": exact({
+                    "id": {"type": "integer"},
+                    "sku": {"type": "string"},
+                    "name": {"type": "string"},
+                    "category": {"type": "string"},
+                    "price_cents": {"type": "integer", "minimum": 1},
+                    "stock": {"type": "integer", "minimum": 0},
+                })},
+            }),
+        },
+    ]
+    ### END SOLUTION
+
+
+def list_tools(session, declarations, params):
+    """The tools/list result: one page (any cursor is -32602), no outputSchema before 2025-06-18."""
+    ### BEGIN SOLUTION
+    if "cursor" in params:  # one page holds every tool: no cursor was ever handed out
+        raise RpcError(INVALID_PARAMS, "Invalid params: tools/list has a single page (no cursor)")
+    if session.version >= "2025-06-18":
+        return {"tools": declarations}
+    return {"tools": [{k: v for k, v in tool.items() if k != "outputSchema"} for tool in declarations]}
+    ### END SOLUTION
+
+
+# -- 5. tools/call: answers from the shop ----------------------------------------------------------
+class ToolError(Exception):
+    """The tool ran and failed: the model reads this text."""
+
+
+def rows(cursor):
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def check_status(status):
+    if status is not None and status not in STATUSES:
+        raise ToolError(f"unknown status {status!r}. Valid statuses: {', '.join(STATUSES)}.")
+
+
+def count_orders(conn, args):
+    """{"count": N}, or {"status": s, "count": N} with a status."""
+    ### BEGIN SOLUTION
+    status = args.get("status")
+    check_status(status)
+    if status is None:
+        return {"count": conn.execute("SELECT count(*) FROM orders").fetchone()[0]}
+    count = conn.execute("SELECT count(*) FROM orders WHERE status = ?", (status,)).fetchone()[0]
+    return {"status": status, "count": count}
+    ### END SOLUTION
+
+
+def list_orders(conn, args):
+    """{"total", "offset", "orders"}: id, status, created_at, customer_id, customer, total_cents; oldest first."""
+    ### BEGIN SOLUTION
+    status, customer_id = args.get("status"), args.get("customer_id")
+    check_status(status)
+    limit, offset = int(args.get("limit", 20)), int(args.get("offset", 0))
+    # A filter that is not given is a NULL parameter: one fixed query, no SQL built from text.
+    where = "WHERE (? IS NULL OR o.status = ?) AND (? IS NULL OR o.customer_id = ?)"
+    values = (status, status, customer_id, customer_id)
+    orders = rows(conn.execute(
+        "SELECT o.id, o.status, o.created_at, o.customer_id, c.name AS customer, "
+        "(SELECT sum(quantity * unit_price_cents) FROM order_items WHERE order_id = o.id) AS total_cents "
+        "FROM orders o JOIN customers c ON c.id = o.customer_id " + where + " ORDER BY o.id LIMIT ? OFFSET ?",
+        (*values, limit, offset),
+    ))
+    total = conn.execute("SELECT count(*) FROM orders o " + where, values).fetchone()[0]
+    return {"total": total, "offset": offset, "orders": orders}
+    ### END SOLUTION
+
+
+def get_order(conn, args):
+    """The order with the customer's email, its items (by product id) and total_cents."""
+    ### BEGIN SOLUTION
+    order_id = int(args["order_id"])
+    found = rows(conn.execute(
+        "SELECT o.id, o.status, o.created_at, o.customer_id, c.name AS customer, c.email "
+        "FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ?",
+        (order_id,),
+    ))
+    if not found:
+        low, high = conn.execute("SELECT min(id), max(id) FROM orders").fetchone()
+        raise ToolError(f"no order with id {order_id}. Order ids run from {low} to {high}.")
+    order = found[0]
+    order["items"] = rows(conn.execute(
+        "SELECT p.id AS product_id, p.sku, p.name, i.quantity, i.unit_price_cents "
+        "FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = ? ORDER BY p.id",
+        (order_id,),
+    ))
+    order["total_cents"] = sum(item["quantity"] * item["unit_price_cents"] for item in order["items"])
+    return order
+    ### END SOLUTION
+
+
+def search_products(conn, args):
+    """{"query", "products"}: id, sku, name, category, price_cents, stock; by id."""
+    ### BEGIN SOLUTION
+    query, limit = args["query"], int(args.get("limit", 10))
+    # % and _ in the query are letters to look for, not LIKE's wildcards: escape them.
+    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    products = rows(conn.execute(
+        "SELECT id, sku, name, category, price_cents, stock FROM products "
+        "WHERE name LIKE ? ESCAPE '\\' OR category LIKE ? ESCAPE '\\' OR sku LIKE ? ESCAPE '\\' "
+        "ORDER BY id LIMIT ?",
+        (pattern, pattern, pattern, limit),
+    ))
+    return {"query": query, "products": products}
+    ### END SOLUTION
+
+
+TOOLS = {"count_orders": count_orders, "list_orders": list_orders, "get_order": get_order,
+         "search_products": search_products}
+
+
+def argument_problems(schema, args):
+    """Every way ``args`` breaks the tool's inputSchema (the parts of JSON Schema the shop uses)."""
+    ### BEGIN SOLUTION
+    found = [f"missing required argument {name}" for name in schema.get("required", []) if name not in args]
+    for name, value in args.items():
+        rule = schema["properties"].get(name)
+        if rule is None:
+            found.append(f"unexpected argument {name}")
+        elif rule["type"] == "string" and not isinstance(value, str):
+            found.append(f"{name} must be a string")
+        elif rule["type"] == "integer" and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value)
+        ):
+            found.append(f"{name} must be an integer")
+        else:
+            size = len(value) if isinstance(value, str) else value
+            low, high = rule.get("minimum", rule.get("minLength")), rule.get("maximum", rule.get("maxLength"))
+            unit = " characters long" if isinstance(value, str) else ""
+            if low is not None and size < low:
+                found.append(f"{name} must be at least {low}{unit}")
+            if high is not None and size > high:
+                found.append(f"{name} must be at most {high}{unit}")
+    return found
+    ### END SOLUTION
+
+
+def tool_result(text, is_error):
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+def call_tool(conn, session, declarations, params):
+    """The tools/call result, or RpcError for a protocol error; bad arguments by the session's revision."""
+    ### BEGIN SOLUTION
+    tool = params.get("name")
+    if not isinstance(tool, str) or tool not in TOOLS:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {tool!r}; tools/list shows {', '.join(TOOLS)}")
+    args = params.get("arguments")
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):  # the request itself is malformed: a protocol error in every revision
+        raise RpcError(INVALID_PARAMS, f'Invalid params: "arguments" for {tool} must be an object')
+    schema = next(d["inputSchema"] for d in declarations if d["name"] == tool)
+    problems = argument_problems(schema, args)
+    if problems:
+        text = f"invalid arguments for {tool}: {'; '.join(problems)}"
+        if session.version >= "2025-11-25":  # a tool execution error the model can correct
+            return tool_result(text + ". Check the tool's inputSchema and call again.", True)
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {text}")  # 2025-06-18 and before
+    try:
+        value = TOOLS[tool](conn, args)
+    except ToolError as failed:
+        return tool_result(str(failed), True)
+    except Exception as exc:  # a bug, or a shop without its tables: the model gets a short text
+        traceback.print_exc()
+        return tool_result(f"{tool} failed: {type(exc).__name__}", True)
+    result = tool_result(json.dumps(value, ensure_ascii=False), False)
+    if session.version >= "2025-06-18":
+        result["structuredContent"] = value
+    return result
+    ### END SOLUTION
+
+
+# -- The loop ------------------------------------------------------------------------------------
+def make_handlers(session, conn):
+    """(methods, notifications): what this server answers, and what it acts on without answering."""
+    ### BEGIN SOLUTION
+    declarations = tool_declarations()
+
+    def initialized(params):
+        session.initialized = True
+
+    methods = {
+        "initialize": lambda params: initialize(session, params),
+        "ping": lambda params: {},
+        "tools/list": lambda params: list_tools(session, declarations, params),
+        "tools/call": lambda params: call_tool(conn, session, declarations, params),
+    }
+    # notifications/cancelled needs nothing: every request is answered before the next line is read.
+    notifications = {"notifications/initialized": initialized, "notifications/cancelled": lambda params: None}
+    return methods, notifications
+    ### END SOLUTION
+
+
+def serve(stdin, stdout, conn):
+    """Serve one session until stdin ends; return the exit status."""
+    ### BEGIN SOLUTION
+    session = Session()
+    methods, notifications = make_handlers(session, conn)
+    while True:
+        line = read_frame(stdin)
+        if line is None:
+            return 0
+        if not line.strip():
+            continue
+        reply = handle_line(line, methods, notifications, session.version == "2025-03-26")
+        if reply is not None:
+            write_frame(stdout, reply)
+    ### END SOLUTION
+
+
+def main():
+    path = os.environ.get("MCP_LAB_DB") or DEFAULT_DB
+    try:
+        conn = open_shop(path)
+    except sqlite3.Error as exc:
+        log(f"cannot open the shop at {path}: {exc}")
+        return 1
+    log(f"serving the shop at {path}; stdin closed ends the server")
+    try:
+        return serve(sys.stdin.buffer, sys.stdout.buffer, conn)
+    except BrokenPipeError:  # the client is gone: no second error from the final flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+# %% id=try-my-server
+lab.watch(
+    lab.program("my_server"),
+    [
+        lab.initialize("2025-06-18", id=1),
+        lab.notification("notifications/initialized"),
+        lab.request("tools/call", id="7", params={"name": "get_order", "arguments": {"order_id": 999999}}),
+        lab.request("tools/call", id=0, params={"name": "list_orders", "arguments": {"limit": 500}}),
+    ],
+)
+
+# %% [markdown] id=capstone-terminal
+# ### From a terminal
+#
+# Your server is a program now, and the checker runs on it as on any other. Open a terminal in
+# JupyterLab (File > New > Terminal), go to this stage's folder and run:
+#
+# ```sh
+# cd 05-tools-call
+# mcp-lab check -- python3 my_server.py
+# ```
+#
+# The last line is the summary. A finished server has no failure and no warning; the four skipped
+# checks are for resources and prompts, which this server does not offer:
+#
+# ```text
+# checks: 30 pass, 0 fail, 0 warn, 4 skip (1.0 s, 5 server processes)
+# ```
+#
+# The MCP Inspector runs the same way. It needs Node.js; `npx` fetches the Inspector the first time
+# (the course pins version 2.12.0). Its CLI mode prints JSON:
+#
+# ```sh
+# npx -y @modelcontextprotocol/inspector --cli python3 my_server.py --method tools/list
+# npx -y @modelcontextprotocol/inspector --cli python3 my_server.py --method tools/call --tool-name count_orders --tool-arg status=paid
+# ```
+#
+# Without `--cli` it opens its web page, where you can call the tools by hand.
+
+# %% test id=test_own_server_check points=3
+# My_server.py imports the standard library only; mcp-lab check on it: no check fails.
+# Hidden when graded: calls on other arguments, in three revisions, against the reference's answers.
+lab.check("test_own_server_check")
+
+# %% test id=test_own_server_sdk points=2
+# The official MCP SDK's client lists your four tools and calls count_orders and get_order.
+# Hidden when graded: other calls.
+lab.check("test_own_server_sdk")
+
+# %% test id=test_own_server_inspector points=1
+# The MCP Inspector's CLI lists your tools and calls count_orders (Node.js needed).
+# Hidden when graded: another call.
+lab.check("test_own_server_inspector")
+
+# %% [markdown] id=capstone-recall
+# ### Recall
+#
+# 1. Which line of `my_server.py` decides whether bad arguments are `isError: true` or -32602, and
+#    what does it read to decide?
+# 2. Why does the server read `MCP_LAB_DB` before its default, and why does the Inspector need the
+#    default?
+# 3. A `print("ready")` at the top of `main`: which check fails, and where should the line go?
+# 4. What does your server answer to `{"jsonrpc":"2.0","method":"ping"}`, and why?
+
 # %% [markdown] id=end
 # ## What you have now
 #
