@@ -358,7 +358,10 @@ def judge_http_envelopes(probes: Iterable[Any], f: Findings) -> None:
             for message in sent.messages:
                 if ok or (isinstance(message, dict) and "jsonrpc" in message and not idless_error(message)):
                     messages.append((message, probe.protocol_version))
-    judge_envelopes(messages, f)
+    if messages:
+        judge_envelopes(messages, f)
+    else:
+        f.skipped("envelope", "no JSON-RPC message came back")
 
 
 # -- one defect, one diagnosis ---------------------------------------------------------------------
