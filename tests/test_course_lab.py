@@ -89,6 +89,7 @@ def test_the_lab_serves_the_workspace_with_validate_and_without_formgrader(tmp_p
         assert match, "no page config in /lab"
         disabled = set(json.loads(match.group(1))["disabledExtensions"])
         assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= disabled
+        assert "@jupyterlab/apputils-extension:announcements" in disabled  # no news pop-up
         assert "@jupyter/nbgrader:validate-assignment" not in disabled
     finally:
         stop(lab)

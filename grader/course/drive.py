@@ -237,14 +237,27 @@ def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
 
 
 def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
-    """Run ``mcp-lab check`` on ``argv``; the first of ``checks`` that fails becomes the failure."""
+    """Run ``mcp-lab check`` on ``argv``; a failure among ``checks`` becomes the cell's failure.
+
+    The failure is the one the checker names as the root: a check that fails only because another
+    did (``caused_by``) says so, and the root's own evidence is shown; every failing input is listed.
+    """
     results = {r.id: r for r in graded_check(argv, timeout).results}
     for check in checks:
         result = results[check]
-        if result.status == "fail":
-            evidence = result.evidence
-            shown = {k: evidence[k] for k in ("sent", "expected", "received") if k in evidence}
-            raise Failure(check, f"mcp-lab check: {result.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+        if result.status != "fail":
+            continue
+        root = results.get(result.caused_by) if result.caused_by else None
+        summary = f"mcp-lab check: {result.summary}"
+        if root is not None and root.status == "fail":
+            summary = f"mcp-lab check: {check} fails because of {root.id}: {root.summary}"
+            result = root
+        evidence = result.evidence
+        shown: dict[str, Any] = {k: evidence[k] for k in ("sent", "expected", "received") if k in evidence}
+        problems = evidence.get("problems")
+        if isinstance(problems, list) and problems:
+            shown["problems"] = "; ".join(str(p) for p in problems[:8]) + (" ..." if len(problems) > 8 else "")
+        raise Failure(result.id, summary, **shown, stderr=evidence.get("stderr_tail", ""))
 
 
 SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)

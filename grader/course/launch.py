@@ -45,6 +45,8 @@ def write_config(config_dir: Path = CONFIG_DIR) -> Path:
     labconfig = config_dir / "labconfig"
     labconfig.mkdir(parents=True, exist_ok=True)
     disabled = {f"@jupyter/nbgrader:{name}": True for name in INSTRUCTOR_PLUGINS}
+    # JupyterLab's "receive official Jupyter news?" pop-up: not the lesson's business.
+    disabled["@jupyterlab/apputils-extension:announcements"] = True
     (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": disabled}, indent=1) + "\n")
     server = {
         "ServerApp": {

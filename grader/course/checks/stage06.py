@@ -75,7 +75,7 @@ def command(work: Work, name: str) -> list[str]:
 @contextlib.contextmanager
 def running(work: Work, argv: list[str], check: str, **kwargs: Any) -> Iterator[Any]:
     """The learner's client on ``argv``; its process is killed afterwards whatever happened."""
-    client = call(work.module("mcp_client").Client, check, argv, limit=LIMIT, **kwargs)
+    client = call(work.module("mcp_client").Client, "client-launch", argv, limit=LIMIT, **kwargs)
     try:
         yield client
     finally:
@@ -153,39 +153,39 @@ def check_launch(work: Work) -> None:
 
 # -- 2. the handshake, list, call -------------------------------------------------------------------
 def check_handshake(work: Work, version: str) -> None:
-    with running(work, command(work, "polite"), "initialize-result") as client:
-        result = call(client.initialize, "initialize-result", version, limit=LIMIT)
+    with running(work, command(work, "polite"), "client-handshake") as client:
+        result = call(client.initialize, "client-handshake", version, limit=LIMIT)
         if not isinstance(result, dict) or result.get("protocolVersion") != version:
             raise Failure(
-                "initialize-result",
+                "client-handshake",
                 "initialize() must return the server's initialize result",
                 expected=f'an object with "protocolVersion": "{version}" (the reference echoes a supported revision)',
                 received=show(result),
             )
         sent = call(client.request, "client-notify", "lab/received", limit=LIMIT)
         _check_sent(sent, version)
-        tools = call(client.request, "tools-list", "tools/list", limit=LIMIT)
+        tools = call(client.request, "client-request", "tools/list", limit=LIMIT)
         names = [t.get("name") for t in tools.get("tools", [])] if isinstance(tools, dict) else None
         if names != SHOP_TOOLS:
-            raise Failure("tools-list", "request('tools/list') must return the result", received=show(tools))
+            raise Failure("client-request", "request('tools/list') must return the result", received=show(tools))
         status = random.Random(version).choice(["paid", "shipped", "pending"])
         params = {"name": "count_orders", "arguments": {"status": status}}
-        got = call(client.request, "tools-call-result", "tools/call", params, limit=LIMIT)
+        got = call(client.request, "client-request", "tools/call", params, limit=LIMIT)
         want = _reference_answer("tools/call", params)
-        equal(got, want, "tools-call-result", "request('tools/call', ...) must return the result")
+        equal(got, want, "client-request", "request('tools/call', ...) must return the result")
 
 
 def _check_sent(sent: Any, version: str) -> None:
     """What the reference read, as the adversaries' ``lab/received`` reports it."""
     messages = sent.get("messages") if isinstance(sent, dict) else None
     if not isinstance(messages, list) or len(messages) < 2:
-        raise Failure("initialize-result", "the server did not get the handshake", received=show(messages))
+        raise Failure("client-handshake", "the server did not get the handshake", received=show(messages))
     first, second = messages[0], messages[1]
     if not (isinstance(first, dict) and first.get("method") == "initialize" and "id" in first):
-        raise Failure("initialize-result", "the first message must be the initialize request", received=show(first))
+        raise Failure("client-handshake", "the first message must be the initialize request", received=show(first))
     if first.get("jsonrpc") != "2.0" or first.get("params", {}).get("protocolVersion") != version:
         raise Failure(
-            "initialize-result",
+            "client-handshake",
             "initialize must say jsonrpc 2.0 and propose the revision asked for",
             received=show(first),
         )

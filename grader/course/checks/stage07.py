@@ -244,19 +244,19 @@ def first_dirty_line(stdout: bytes) -> int | None:
 
 
 def _judge(hygiene: Any, stdout: bytes, where: str) -> None:
-    problems = call(hygiene, "stdout-json-lines", stdout)
+    problems = call(hygiene, "hygiene-check", stdout)
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
-        raise Failure("stdout-json-lines", f"hygiene() must return a list of strings, got {show(problems)}")
+        raise Failure("hygiene-check", f"hygiene() must return a list of strings, got {show(problems)}")
     dirty = first_dirty_line(stdout)
     shown = [show(line) for line in stdout.split(b"\n")[:8]]
     if dirty is None and problems:
         raise Failure(
-            "stdout-json-lines", f"{where}: a clean transcript was called dirty", sent=shown, received=show(problems)
+            "hygiene-check", f"{where}: a clean transcript was called dirty", sent=shown, received=show(problems)
         )
     if dirty is not None:
         if not problems:
             raise Failure(
-                "stdout-json-lines",
+                "hygiene-check",
                 f"{where}: a dirty transcript (line {dirty}) was called clean",
                 sent=shown,
                 expected=f"a problem starting 'line {dirty}:'",
@@ -264,7 +264,7 @@ def _judge(hygiene: Any, stdout: bytes, where: str) -> None:
             )
         if not problems[0].startswith(f"line {dirty}:"):
             raise Failure(
-                "stdout-json-lines",
+                "hygiene-check",
                 f"{where}: the first problem must name the first dirty line",
                 sent=shown,
                 expected=f"'line {dirty}: ...'",
