@@ -399,10 +399,13 @@ print(lab.shop_db())
 # ### Your turn: `my_server.py`
 #
 # Fill in each function with your own code from stages 00 to 05. The rest is given: the
-# constants, the small helpers (`log`, the two replies, `rows`, `check_status`, `exact`,
-# `tool_result`) and `main`. The signatures differ a little from the stages' ones: `handle_line`
-# gets the notifications apart from the methods, `call_tool` gets the session and the declarations. Here is a session with the finished server: the handshake, a
-# call, and a `limit` out of range, which under 2025-11-25 is a tool execution error.
+# constants, the classes, the small helpers (`log`, `result_reply`, `error_reply`, `valid_id`,
+# `exact`, `rows`, `tool_result`) and `main`. A few signatures differ from the stages' ones:
+# `handle_line` gets the notifications apart from the methods, and `call_tool` gets the session
+# and the declarations.
+#
+# Here is a session with the finished server: the handshake, a call, and a `limit` out of range,
+# which under 2025-11-25 is a tool execution error.
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
@@ -635,7 +638,7 @@ def tool_declarations():
         "customer_id": {"type": "integer"},
         "customer": {"type": "string", "description": "The customer's name."},
     }
-    return [
+    tools = [
         {
             "name": "count_orders",
             "title": "Count orders",
@@ -730,6 +733,9 @@ def tool_declarations():
             }),
         },
     ]
+    for tool in tools:  # every shop tool only reads; twice is the same as once
+        tool["annotations"] = dict(READ_ONLY)
+    return tools
     ### END SOLUTION
 
 
@@ -755,8 +761,11 @@ def rows(cursor):
 
 
 def check_status(status):
+    """ToolError for a status the shop does not have, listing the valid ones (None: no status given)."""
+    ### BEGIN SOLUTION
     if status is not None and status not in STATUSES:
         raise ToolError(f"unknown status {status!r}. Valid statuses: {', '.join(STATUSES)}.")
+    ### END SOLUTION
 
 
 def count_orders(conn, args):
