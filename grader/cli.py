@@ -17,6 +17,7 @@
                                               the learner's workspace (nbgrader's release), opened in JupyterLab
     mcp-lab progress [--workspace DIR]        per stage: do the public checks pass, and the first failure
     mcp-lab course init DIR | points          the instructor's nbgrader course; points per stage
+    mcp-lab course kit DIR                    the learner kit of a graded class (no keys, no sources)
     mcp-lab course grade STAGE [--jobs N]     grade every submission outside the learners' kernels
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
@@ -147,6 +148,14 @@ def build_parser() -> Parser:
     init = course_commands.add_parser("init", help="make an nbgrader course folder from notebooks/")
     init.add_argument("directory", metavar="DIR")
     course_commands.add_parser("points", help="the points of every stage, and the total")
+    kit = course_commands.add_parser(
+        "kit",
+        help="write the learner kit for a graded class: the course's runtime without its keys or sources",
+        description="Write into DIR (a new folder) what a graded class's learners install: grader/ without "
+        "grader/grading/, the reference as bytecode, data/, the stages' handed-out files, bin/mcp-lab and "
+        "requirements.txt. No notebook text, hidden check or answer key goes in.",
+    )
+    kit.add_argument("directory", metavar="DIR")
     grade = course_commands.add_parser(
         "grade",
         help="grade every submission of a stage outside the learners' kernels (in a course folder)",
@@ -310,6 +319,22 @@ def course_cli(args: argparse.Namespace) -> int:
         for result in results:
             print(result.line(width))
         print(total_line(results, width))
+        return 0
+    from .course.kit import is_kit
+
+    if is_kit() and args.course_command in ("grade", "init", "kit"):
+        name = args.course_command
+        raise UsageError(f"mcp-lab course {name}: not in a learner kit (the instructor's repository does it)")
+    if args.course_command == "kit":
+        from .course.kit import make_kit
+
+        target = Path(args.directory).resolve()
+        try:
+            files = make_kit(target)
+        except FileExistsError as exc:
+            raise UsageError(f"mcp-lab course kit: {exc}") from None
+        print(f"wrote the learner kit {target} ({len(files)} files): install its requirements.txt, then run")
+        print(f"  PYTHONPATH={target} jupyter lab    or    {target}/bin/mcp-lab check -- CMD")
         return 0
     if args.course_command == "grade":
         from .grading.command import GradeError

@@ -31,6 +31,10 @@ def clinic_command(args: argparse.Namespace) -> int:
         print("Run a live case: mcp-lab check -- mcp-lab clinic run case-01; read a log: mcp-lab clinic log CASE")
         return 0
     if args.clinic_command == "key":
+        from .course.kit import is_kit
+
+        if is_kit():
+            raise UsageError("mcp-lab clinic key: not in a graded class's kit (your instructor holds the key)")
         print("The answer key of your own cases, for self-study: the rule of each, and a log's line.")
         print(json.dumps(clinic.key(), indent=1))
         return 0

@@ -40,7 +40,7 @@ PRIVATE_COURSE = ROOT / "build" / "course"
 WORKSPACE = ROOT / "workspace"
 COURSE_ID = "mcp-wire-lab"
 CELL_TIMEOUT = 60  # seconds a cell may run under nbgrader: above any test cell's own bounded waits (25 s)
-_STAGE = re.compile(r"^\d\d-[a-z0-9-]+$")
+STAGE_NAME = re.compile(r"^\d\d-[a-z0-9-]+$")
 _MODULE = re.compile(r"^%%module\s+(\w+)\s*$", re.M)
 
 
@@ -71,7 +71,10 @@ class Stage:
 
 
 def stages(root: Path = NOTEBOOKS) -> list[Stage]:
-    folders = sorted(p for p in root.iterdir() if _STAGE.match(p.name))
+    """The course's stages, from its notebooks' text (none in a learner kit, which has no solutions)."""
+    if not root.is_dir():
+        return []
+    folders = sorted(p for p in root.iterdir() if STAGE_NAME.match(p.name))
     return [Stage(p.name, p) for p in folders if (p / f"{p.name}.py").is_file()]
 
 

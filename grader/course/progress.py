@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import clinic
-from .build import WORKSPACE, stages
+from .build import STAGE_NAME, WORKSPACE, stages
 from .checks import HANDED_IN, VALUES, cells, run
 from .expect import Failure
 from .notebook import modules, values
@@ -95,9 +95,11 @@ def stage_progress(folder: Path) -> StageProgress:
 
 
 def progress(workspace: Path = WORKSPACE) -> list[StageProgress]:
-    chosen = stages()
+    # The course's stages; in a learner kit (no notebook text), the stages the workspace holds.
+    names = [stage.name for stage in stages()]
+    names = names or sorted(p.name for p in workspace.iterdir() if STAGE_NAME.match(p.name))
     with ThreadPoolExecutor(max_workers=JOBS) as pool:
-        results = list(pool.map(stage_progress, [workspace / stage.name for stage in chosen]))
+        results = list(pool.map(stage_progress, [workspace / name for name in names]))
     record = workspace / ".mcp-lab" / "progress.json"
     record.parent.mkdir(parents=True, exist_ok=True)
     stages_done = {r.stage: {"earned": r.earned, "possible": r.possible} for r in results if not r.missing}

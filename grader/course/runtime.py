@@ -103,7 +103,13 @@ def plan(stage: str) -> Plan:
 
 
 def reference_modules() -> list[str]:
-    return sorted(p.stem for p in REFERENCE.glob("*.py") if p.stem != "__init__")
+    # In a learner kit (:mod:`grader.course.kit`) the reference is bytecode without its source.
+    return sorted({p.stem for p in [*REFERENCE.glob("*.py"), *REFERENCE.glob("*.pyc")]} - {"__init__"})
+
+
+def _module_file(name: str) -> Path:
+    source = REFERENCE / f"{name}.py"
+    return source if source.is_file() else REFERENCE / f"{name}.pyc"
 
 
 def build(stage: str, target: Path) -> Path:
@@ -124,7 +130,7 @@ def build(stage: str, target: Path) -> Path:
         if name in chosen.shims:
             shutil.copyfile(LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py", package / f"{name}.py")
         elif name not in chosen.absent:
-            shutil.copyfile(REFERENCE / f"{name}.py", package / f"{name}.py")
+            shutil.copyfile(_module_file(name), package / _module_file(name).name)
     return target
 
 
