@@ -270,3 +270,15 @@ def test_a_server_that_never_answers_gets_its_verdicts_in_bounded_time() -> None
     initialize = next(c for c in report["checks"] if c["id"] == "initialize-result")
     assert initialize["status"] == "fail" and "no whole HTTP response within" in initialize["summary"]
     assert statuses(report)["envelope"] == "skip" and statuses(report)["version-negotiation"] == "skip"
+
+
+def test_a_stream_no_client_can_read_is_the_root_of_what_it_breaks() -> None:
+    with http_child([sys.executable, str(ROOT / "tests" / "servers" / "http_sse_always_broken.py")]) as url:
+        report, code, _ = check_url(url)
+    assert code == 1
+    checks = {c["id"]: c for c in report["checks"]}
+    assert report["checks"][0]["id"] == "http-sse" and checks["http-sse"]["status"] == "fail"
+    assert "an event's data is not JSON" in checks["http-sse"]["summary"]
+    assert checks["initialize-result"]["status"] == "fail"
+    assert checks["initialize-result"]["caused_by"] == "http-sse"
+    assert {i for i, c in checks.items() if c["status"] == "fail" and "caused_by" not in c} == {"http-sse"}
