@@ -991,7 +991,8 @@ lab.watch(
 # ```
 #
 # The MCP Inspector runs the same way. It needs Node.js; `npx` fetches the Inspector the first time
-# (the course pins version 2.12.0). Its CLI mode prints JSON:
+# (the graded cell uses version 2.12.0: write `@modelcontextprotocol/inspector@2.12.0` to run the
+# same one). Its CLI mode prints JSON:
 #
 # ```sh
 # npx -y @modelcontextprotocol/inspector --cli python3 my_server.py --method tools/list
