@@ -327,8 +327,9 @@ def judge_exchanges(exchanges: list[Exchange], f: Findings) -> None:
         if sent.content_type not in (JSON_TYPE, SSE_TYPE):
             kind = sent.headers.get("content-type", "no Content-Type")
             bad.append((sent, f"{sent.rpc_method} was answered with {kind}, neither application/json nor SSE"))
-        elif sent.content_type == JSON_TYPE and "the body is not JSON" in sent.problems:
-            bad.append((sent, f"{sent.rpc_method} was answered as application/json with a body that is not JSON"))
+        elif sent.content_type == JSON_TYPE and not (len(sent.messages) == 1 and isinstance(sent.messages[0], dict)):
+            what = "not JSON" if "the body is not JSON" in sent.problems else "not one JSON object"
+            bad.append((sent, f"{sent.rpc_method} was answered as application/json with a body that is {what}"))
     if bad:
         found = {
             **evidence(bad[0][0], "Content-Type: application/json or text/event-stream"),

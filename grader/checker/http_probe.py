@@ -354,6 +354,8 @@ class HttpProbe:
         sent = self.http("POST", encode(message).rstrip(b"\n"), headers, "request", timeout, want)
         reply = Reply(message, None, sent.elapsed)
         for item in sent.messages:
+            if not isinstance(item, dict):
+                continue  # no message (a body of null, a number): http-content-type's to judge
             data = encode(item).rstrip(b"\n") if _encodable(item) else show(sent.data).encode()
             received = Received(Line(data, self.elapsed(), len(data)), item, True)
             self.received.append(received)
@@ -383,6 +385,9 @@ class HttpProbe:
             return "the response came back with the id in another JSON type"
         if sent.error:
             return sent.error
+        if sent.status is not None and 300 <= sent.status < 400:
+            where = sent.headers.get("location", "(no Location)")
+            return f"HTTP {sent.status} {sent.reason} to {where}: the checker follows no redirect, give that URL"
         if sent.status is not None and not 200 <= sent.status < 300:
             return f"HTTP {sent.status} {sent.reason} ({show(sent.data.strip(), 160) or 'no body'})"
         if sent.status == 202 and not sent.data:
