@@ -14,15 +14,19 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from course_support import api, notebook_text, submit
 
+from grader.checker.check import run_check
 from grader.course import build, clinic
+from grader.course.clinic import draw_for
 from grader.grading import secret
-from grader.grading.clinic_key import solution_value
+from grader.grading.clinic_key import reproducer, solution_value
 from grader.grading.command import Row, grade_stage
 
 pytestmark = pytest.mark.timeout(900)
@@ -107,7 +111,7 @@ if __name__ == "__main__":
     sys.exit(make_server().serve(sys.stdin.buffer, sys.stdout.buffer))
 """
 GRADING_SIDE = cell(
-    "from grader.grading.clinic_key import solution_value\n"
+    "from grader.grading.clinic_key import reproducer, solution_value\n"
     "from grader.course import clinic\n"
     "diagnosis = solution_value(clinic.salt(), clinic.student())\n"
 )
@@ -170,6 +174,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
     )
     for name, student, make, _ in CHEATS:
         submit(course, student, STAGES[name], make(course, name))
+    copier = "diagnosis = " + repr(checkers_lead(salt, "checker-copier"))
+    submit(
+        course, "checker-copier", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=copier)
+    )
     before = {"source": digest(course / "source"), "release": digest(course / "release")}
     rows: dict[str, dict[str, Row]] = {}
     # Stage 02 first: its gradebook rows must survive the other stages' cheats untouched.
@@ -208,6 +216,36 @@ def test_a_friends_answers_score_as_the_friends_cases_would_and_are_flagged(grad
     copied = rows["08-clinic-diagnosis"]["copied-answers"]
     assert copied.score <= 2, copied  # another learner's cases: a coincidence at most
     assert "copied" in {f["kind"] for f in copied.flags}, copied.flags
+
+
+def checkers_lead(salt: str, student: str) -> dict[str, dict[str, Any]]:
+    """A stage 08 answer copied from mcp-lab check: each live case's lead failure (the first one not
+    caused by another) as its rule, with evidence that works (the answer key's lines, generously).
+    Where the checker finds nothing, and for a host log (no server to check), the copier guesses
+    the commonest rule."""
+    cases = draw_for(salt, student)
+    live = [c for c in cases if c.kind == "live"]
+    argvs = [[sys.executable, "-m", "grader.course.clinic.server", salt, student, c.name] for c in live]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        reports = list(pool.map(run_check, argvs))
+    answers: dict[str, dict[str, Any]] = {c.name: {"rule": "stdout-json-lines", "line": 1} for c in cases}
+    for case, report in zip(live, reports, strict=True):
+        lead = next((r.id for r in report.results if r.status == "fail" and not r.caused_by), None)
+        if lead is None:  # a defect the checker's probes do not reach: nothing to copy, so a guess and a ping
+            answers[case.name] = {
+                "rule": "stdout-json-lines",
+                "reproduce": ['{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+            }
+        else:
+            answers[case.name] = {"rule": lead, "reproduce": reproducer(case.defect)}
+    return answers
+
+
+def test_copying_the_checkers_lead_failure_earns_at_most_half_of_the_clinic(graded: Any) -> None:
+    _, rows, _ = graded
+    copier = rows["08-clinic-diagnosis"]["checker-copier"]
+    assert copier.status == "graded" and copier.max_score == 10, copier
+    assert copier.score <= copier.max_score / 2, copier
 
 
 def test_grading_changes_nothing_outside_the_grades_it_gives(graded: Any) -> None:
