@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grader.checker.catalogue import CHECKS
+from grader.checker.catalogue import CATALOGUE
 from reference.errors import lookup
 
 # Rules the lessons teach that are not checks of a finished server (a pure function's contract).
@@ -126,6 +126,27 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
         "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
     ),
+    # Stage 12: Streamable HTTP (the transport's own checks are the checker's: http-session, http-origin, ...).
+    "http-server": (
+        "stage 12's mcp_http.py: make_server(address, token) builds the HTTP server on address (port 0: any "
+        "free port), with the shop, the sessions and the token on it, and returns it without serving",
+        "keep make_server as given: ThreadingHTTPServer(address, Handler) with shop, sessions, lock and token "
+        "set on it, returned; main() (or the course) calls serve_forever()",
+    ),
+    "http-post": (
+        "MCP 2025-11-25, Transports > Streamable HTTP: one MCP endpoint for POST and GET; input the server "
+        "cannot accept MUST get an HTTP error status (400), its body MAY be a JSON-RPC error with no id; GET "
+        "MUST get an SSE stream or 405 Method Not Allowed (RFC 9110: a 405 carries Allow)",
+        "a body json.loads cannot read: fail(400, ..., code=PARSE_ERROR); a reply whose id is null: 400 with "
+        'it as the body; do_GET: self.fail(405, ..., {"Allow": "POST, DELETE"})',
+    ),
+    "http-client": (
+        "MCP 2025-11-25, Transports > Streamable HTTP: a real client POSTs each message with Accept: "
+        "application/json, text/event-stream, sends back Mcp-Session-Id and MCP-Protocol-Version, and reads "
+        "JSON or SSE; with a token, Authorization: Bearer on every request",
+        "run the checker on your server (python mcp_http.py 127.0.0.1:8000 TOKEN, then mcp-lab check --url "
+        "http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'): its first failure names the rule",
+    ),
 }
 
 
@@ -205,8 +226,8 @@ class Failure(AssertionError):
 
 
 def rule_and_fix(check: str) -> tuple[str, str]:
-    if check in CHECKS:
-        entry = CHECKS[check]
+    if check in CATALOGUE:  # the checks of both transports (stage 12 fails with http-origin, ...)
+        entry = CATALOGUE[check]
         return f"{entry.source} ({entry.keyword}): {entry.rule}", entry.fix
     return LESSON_RULES.get(check, ("", ""))
 

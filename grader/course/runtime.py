@@ -95,6 +95,9 @@ PLANS: dict[str, Plan] = {
         {},
         frozenset({"errors", "schema", "database", "catalog", "tools", "shop"}),
     ),
+    # Streamable HTTP (12): the learner's transport in front of the course's dispatcher (reference.server,
+    # one Server per session); the reference's transport is not there to call.
+    "12": Plan(frozenset({"streamable_http", "http_guard", "sse"}), {}, _before("12")),
 }
 
 

@@ -1,0 +1,681 @@
+"""The checks of stage 12 (Streamable HTTP and auth).
+
+The learner's ``mcp_http.py`` is a transport: an ``http.server`` in front of the course's
+dispatcher (one ``reference.server.Server`` per session). Every check runs it as a server, built
+by its own ``make_server(address, token)`` in a process of its own (in the grading sandbox too),
+reached at a URL of this machine through :mod:`grader.course.http_bridge`, and speaks real HTTP to
+it: one cell per group of rules (POST and its answers, sessions, the headers a request must pass,
+SSE, the bearer token), then the whole server through ``mcp-lab check --url``, the official SDK's
+Streamable HTTP client and the MCP Inspector's CLI (``--transport http``). A failure shows the HTTP
+request sent and the response that came, and names the rule (the checker's ids where it has one).
+The hidden cells draw the token, the origins, the session ids, the request ids and the tool calls.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from grader.checker.http_probe import ACCEPT, JSON_TYPE, SSE_TYPE, Exchange, HttpProbe, sse_state
+from reference.framing import encode
+from reference.lifecycle import LATEST
+
+from ..drive import REPLY_TIMEOUT
+from ..expect import Failure, call, same_json, show
+from ..http_bridge import HttpBridge, serve
+from ..work import Work
+from . import public
+from .stage05 import (
+    SHOP_TOOLS,
+    Call,
+    _envelope_error,
+    _kill_group,
+    _unavailable,
+    check_call_result,
+    inspector_command,
+)
+
+MODULE = "mcp_http"
+SESSION = "Mcp-Session-Id"
+VERSION = "MCP-Protocol-Version"
+# The headers of a response that a failure shows (the others, Date and Server, say nothing).
+SHOWN_HEADERS = ("content-type", "content-length", "mcp-session-id", "www-authenticate", "allow", "connection")
+VISIBLE = {
+    "foreign": ["https://evil.example", "http://localhost.evil.example", "null"],
+    "loopback": ["http://localhost:6274", "http://127.0.0.1:8080", "http://[::1]:3000"],
+    "versions": ["1999-01-01", "2025-13-45"],
+}
+
+
+# -- speaking HTTP to the learner's server, with the evidence a failure shows ---------------------------
+def request_lines(sent: Exchange) -> list[str]:
+    """An HTTP request as a failure shows it: the request line, the headers, the body."""
+    lines = [f"{sent.method} /mcp HTTP/1.1", *(f"{k}: {v}" for k, v in sent.sent_headers.items())]
+    if sent.body:
+        lines.append(show(sent.body))
+    return lines
+
+
+def response_lines(got: Exchange) -> list[str]:
+    """The response as a failure shows it: the status line, the headers that matter, the body."""
+    if got.status is None:
+        return [f"(no response: {got.error})"]
+    lines = [f"HTTP/1.1 {got.status} {got.reason}"]
+    lines += [f"{k.title()}: {v}" for k, v in got.headers.items() if k in SHOWN_HEADERS]
+    if got.data:
+        lines.append(show(got.data.replace(b"\r", b"\\r").replace(b"\n", b"\\n")))
+    return lines
+
+
+def failure(check: str, summary: str, got: Exchange, expected: str, **details: Any) -> Failure:
+    return Failure(check, summary, sent=request_lines(got), expected=expected, received=response_lines(got), **details)
+
+
+class Client:
+    """An MCP client over HTTP to the learner's server: a session id and a revision once initialized."""
+
+    def __init__(self, bridge: HttpBridge, token: str | None = None, timeout: float = REPLY_TIMEOUT) -> None:
+        self.bridge = bridge
+        self.probe = HttpProbe(bridge.url, timeout)
+        self.token = token
+        self.session: str | None = None
+        self.version: str | None = None
+
+    def headers(self, **changes: str | None) -> dict[str, str]:
+        """A POST's headers: the types, the token, the session's id and revision, then ``changes``
+        (``Origin="..."``, ``Accept=...``; a value of None leaves the header out)."""
+        sent = {"Content-Type": JSON_TYPE, "Accept": ACCEPT}
+        if self.token is not None:
+            sent["Authorization"] = f"Bearer {self.token}"
+        if self.session is not None:
+            sent[SESSION] = self.session
+        if self.version is not None:
+            sent[VERSION] = self.version
+        for name, value in changes.items():
+            name = {"Session": SESSION, "Version": VERSION}.get(name, name)
+            sent.pop(name, None)
+            if value is not None:
+                sent[name] = value
+        return sent
+
+    def http(self, method: str, message: Any, headers: dict[str, str], check: str, want: Any = None) -> Exchange:
+        """One HTTP request; a response must come (a failure of ``check`` that says why, if none does)."""
+        body = b"" if message is None else message if isinstance(message, bytes) else encode(message).rstrip(b"\n")
+        got = self.probe.http(method, body, headers, "request", want=want)
+        if got.status is None:
+            raise self.no_response(got, check)
+        return got
+
+    def no_response(self, got: Exchange, check: str) -> Failure:
+        stub = _wait_for(self.bridge.not_written)
+        if stub is not None:
+            return Failure(check, f"{stub} is not written yet (it raises NotImplementedError)")
+        crashed = "Traceback" in self.bridge.stderr_tail(4000)
+        summary = (
+            "your server raised an exception handling this request, and closed the connection without a response"
+            if crashed
+            else f"no HTTP response ({got.error})"
+        )
+        return failure(check, summary, got, "a response", stderr=self.bridge.stderr_tail())
+
+    def post(self, message: Any, check: str, **changes: str | None) -> Exchange:
+        want = message.get("id") if isinstance(message, dict) and "method" in message else None
+        return self.http("POST", message, self.headers(**changes), check, want)
+
+    def initialize(self, check: str, version: str = LATEST, id: Any = 1, **changes: str | None) -> Exchange:
+        """initialize, then notifications/initialized: the session's id and revision are kept."""
+        message = initialize_message(version, id)
+        got = self.post(message, check, Session=None, Version=None, **changes)
+        reply = reply_to(got, message, "http-content-type")
+        if got.status != 200 or "result" not in reply:
+            raise failure(check, "initialize must be answered 200 with its result", got, "HTTP/1.1 200 OK")
+        self.session = got.headers.get(SESSION.lower())
+        self.version = reply["result"].get("protocolVersion")
+        # Its status is test_post's to judge (202): here a refusal only, which would end the session.
+        accepted = self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, check)
+        if accepted.status >= 300:
+            raise failure(check, "notifications/initialized was refused", accepted, "HTTP/1.1 202 Accepted")
+        return got
+
+    def exchanges(self, method: str) -> Exchange:
+        """The last exchange that sent ``method``."""
+        return next(e for e in reversed(self.probe.exchanges) if e.rpc_method == method)
+
+    def call(self, message: dict[str, Any], check: str, **changes: str | None) -> dict[str, Any]:
+        """A request in the session: 200 and its response, with the request's id."""
+        got = self.post(message, check, **changes)
+        if got.status != 200:
+            raise failure(check, f"{message['method']} in the session must be answered 200", got, "HTTP/1.1 200 OK")
+        return reply_to(got, message, "http-content-type")
+
+    def delete(self, check: str, **changes: str | None) -> Exchange:
+        return self.http("DELETE", None, self.headers(**{"Content-Type": None, **changes}), check)
+
+
+def _wait_for(find: Any, seconds: float = 0.5) -> Any:
+    """``find()`` once it finds something, trying for ``seconds`` (stderr arrives on a thread of its own)."""
+    done = threading.Event()
+    for _ in range(int(seconds / 0.05) + 1):
+        found = find()
+        if found is not None:
+            return found
+        done.wait(0.05)
+    return None
+
+
+def initialize_message(version: str = LATEST, id: Any = 1) -> dict[str, Any]:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1.0"}}
+    return {"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params}
+
+
+def message(method: str, id: Any, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    found: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        found["params"] = params
+    return found
+
+
+def reply_to(got: Exchange, sent: dict[str, Any], check: str) -> dict[str, Any]:
+    """The response to ``sent`` in ``got``'s body (JSON or SSE): the same id, in the same JSON type."""
+    if got.content_type not in (JSON_TYPE, SSE_TYPE):
+        raise failure(
+            check,
+            "a request's response comes as Content-Type: application/json (or text/event-stream)",
+            got,
+            f"Content-Type: {JSON_TYPE}, the response as the body",
+        )
+    if got.problems:
+        check = "http-sse" if got.is_sse else check
+        raise failure(check, f"the body cannot be read: {'; '.join(got.problems)}", got, "one JSON-RPC response")
+    replies = [m for m in got.messages if isinstance(m, dict) and "method" not in m]
+    for reply in replies:
+        if "id" in reply and same_json(reply["id"], sent["id"]) and type(reply["id"]) is type(sent["id"]):
+            return reply
+    near = [r for r in replies if json.dumps(r.get("id")).strip('"') == json.dumps(sent["id"]).strip('"')]
+    if near:
+        raise failure("id-echo", "the response carries the request's id in another JSON type", got, show(sent["id"]))
+    raise failure(check, "the body holds no response to this request", got, f"a response with id {show(sent['id'])}")
+
+
+def expect_202(got: Exchange) -> None:
+    if got.status != 202 or got.data:
+        body = f"a {len(got.data)}-byte body" if got.data else "no body"
+        raise failure(
+            "http-notification-202",
+            f"a notification or a response is accepted with 202 and no body, not {got.status} with {body}",
+            got,
+            "HTTP/1.1 202 Accepted, Content-Length: 0",
+        )
+
+
+def expect_status(got: Exchange, status: int, check: str, summary: str, **headers: str) -> None:
+    names = [name.replace("_", "-") for name in headers]
+    missing = [name for name in names if name.lower() not in got.headers]
+    if got.status != status or missing:
+        more = f" with {', '.join(names)}" if names else ""
+        raise failure(check, summary, got, f"HTTP/1.1 {status}{more}")
+
+
+@contextmanager
+def running(work: Work, token: str | None = None) -> Iterator[HttpBridge]:
+    """The learner's server, built by their make_server and reachable over HTTP (bounded; ended after)."""
+    with serve(work, MODULE, token) as bridge:
+        yield bridge
+
+
+# -- 1. POST ----------------------------------------------------------------------------------------
+def check_post(work: Work, ids: Sequence[Any], calls: Sequence[Call]) -> None:
+    """initialize, a notification, a response, requests answered in the body, a body that is no
+    message, GET. ``ids``: the request ids to use (two at least); ``calls``: tool calls to make."""
+    with running(work) as bridge:
+        client = Client(bridge)
+        client.initialize("http-content-type", id=ids[0])
+        expect_202(client.exchanges("notifications/initialized"))
+        ping = message("ping", ids[1])
+        reply = client.call(ping, "http-content-type")
+        if reply != {"jsonrpc": "2.0", "id": ids[1], "result": {}}:
+            raise Failure("http-content-type", "ping's response is the dispatcher's reply", received=show(reply))
+        answer = {"jsonrpc": "2.0", "id": f"server-{ids[1]}", "result": {}}  # a response to a server's request
+        expect_202(client.post(answer, "http-notification-202"))
+        for n, (tool, arguments) in enumerate(calls):
+            sent = message("tools/call", f"{ids[1]}-{n}", {"name": tool, "arguments": arguments})
+            result = client.call(sent, "tools-call-result").get("result")
+            if not isinstance(result, dict):
+                raise Failure(
+                    "tools-call-result", f"{tool} answers with a result", sent=show(sent), received=show(result)
+                )
+            check_call_result(result, (tool, arguments), client.version or LATEST, sent)
+        for bad in (b'{"jsonrpc": "2.0", "id": 9, "method": ', b"ping"):
+            got = client.http("POST", bad, client.headers(), "http-post")
+            if got.status != 400:
+                raise failure(
+                    "http-post",
+                    "a body that is not a JSON-RPC message gets 400 Bad Request (an HTTP error status)",
+                    got,
+                    "HTTP/1.1 400 Bad Request, the body a JSON-RPC error with id null (-32700)",
+                )
+        got = client.http("GET", None, client.headers(**{"Content-Type": None, "Accept": SSE_TYPE}), "http-post")
+        if got.status == 200 and got.is_sse:
+            return  # a server that offers a stream of its own messages may (this lesson's does not)
+        expect_status(
+            got, 405, "http-post", "GET gets 405 Method Not Allowed (no stream of the server's own)", Allow=""
+        )
+
+
+# -- 2. Sessions ------------------------------------------------------------------------------------
+def check_sessions(work: Work, unknown: str, other_version: str, versions: Sequence[str]) -> None:
+    """A session id issued at initialize, then required; sessions kept apart; DELETE ends one; the
+    MCP-Protocol-Version header: 400 for a revision not supported (``versions``), served without one."""
+    with running(work) as bridge:
+        first, second = Client(bridge), Client(bridge)
+        got = first.initialize("http-session")
+        session = first.session
+        if session is None:
+            raise failure("http-session", f"initialize's response carries {SESSION}: the session's id", got, SESSION)
+        if not session or any(not 0x21 <= ord(c) <= 0x7E for c in session):
+            raise failure(
+                "http-session", "a session id is visible ASCII only (0x21 to 0x7E)", got, "e.g. 32 hex digits"
+            )
+        second.initialize("http-session", version=other_version)
+        if second.session == session:
+            raise Failure(
+                "http-session",
+                "two initializes got the same session id: each session gets a new one (random, unguessable)",
+                received=f"{SESSION}: {session} (twice)",
+            )
+        ping = message("ping", "no-session")
+        got = first.post(ping, "http-session", Session=None)
+        expect_status(got, 400, "http-session", f"a request without {SESSION} (after initialize) gets 400 Bad Request")
+        got = first.post(ping, "http-session", Session=unknown)
+        expect_status(
+            got, 404, "http-session", "a request with a session id the server never issued gets 404 Not Found"
+        )
+        # Each session is its own server: its own revision, its own lifecycle.
+        listing = first.call(message("tools/list", "list-1"), "http-session")
+        older = second.call(message("tools/list", "list-2"), "http-session")
+        tools = [listing.get("result", {}).get("tools"), older.get("result", {}).get("tools")]
+        if not all(isinstance(t, list) and t for t in tools):
+            raise Failure("http-session", "tools/list must list the shop's tools", received=show(tools))
+        with_schema = [any("outputSchema" in t for t in found if isinstance(t, dict)) for found in tools]
+        if with_schema != [True, other_version >= "2025-06-18"]:
+            raise Failure(
+                "http-session",
+                f"each session is its own Server: the {LATEST} session's tools/list has outputSchema, the "
+                f"{other_version} one's {'has' if other_version >= '2025-06-18' else 'has not'}",
+                hint="one Server per session id, kept from initialize on: never one Server for all",
+                received=f"outputSchema in the {LATEST} session: {with_schema[0]}; in the other: {with_schema[1]}",
+            )
+        again = first.call(initialize_message(LATEST, "again"), "http-session")
+        if again.get("error", {}).get("code") != -32600:
+            raise Failure(
+                "http-session",
+                "initialize inside a session goes to that session's Server, which refuses a second one (-32600)",
+                received=show(again),
+            )
+        got = first.delete("http-session")
+        if not 200 <= got.status < 300:
+            raise failure("http-session", "DELETE with the session's id ends it", got, "HTTP/1.1 204 No Content")
+        got = first.post(message("ping", "after-delete"), "http-session")
+        expect_status(got, 404, "http-session", "a request with the id of a session ended by DELETE gets 404 Not Found")
+        got = first.delete("http-session", Session=None)
+        expect_status(got, 400, "http-session", f"DELETE without {SESSION} gets 400 Bad Request")
+        reply = second.call(message("ping", "still-there"), "http-session")
+        if "result" not in reply:
+            raise Failure("http-session", "ending one session leaves the others as they were", received=show(reply))
+        for version in versions:
+            got = second.post(message("ping", "version"), "http-protocol-version", Version=version)
+            expect_status(
+                got, 400, "http-protocol-version", f"MCP-Protocol-Version: {version} (not supported) gets 400"
+            )
+        reply = second.call(message("ping", "no-version"), "http-protocol-version", Version=None)
+        if "result" not in reply:
+            what = "a request without MCP-Protocol-Version (the session's revision applies) is served"
+            raise Failure("http-protocol-version", what, received=show(reply))
+
+
+# -- 3. Origin -------------------------------------------------------------------------------------
+def check_origin(work: Work, foreign: Sequence[str], loopback: Sequence[str]) -> None:
+    """403 for every foreign Origin, on initialize and in a session, on POST, GET and DELETE;
+    loopback origins, and none at all, are served."""
+    with running(work) as bridge:
+        client = Client(bridge)
+        got = client.post(initialize_message(), "http-origin", Origin=foreign[0])
+        expect_status(got, 403, "http-origin", f"an initialize from Origin: {foreign[0]} gets 403 Forbidden")
+        if got.headers.get(SESSION.lower()):
+            raise failure("http-origin", "a refused initialize begins no session", got, "no Mcp-Session-Id")
+        client.initialize("http-origin", Origin=loopback[0])
+        for origin in foreign:
+            got = client.post(message("ping", "origin"), "http-origin", Origin=origin)
+            expect_status(got, 403, "http-origin", f"a request from Origin: {origin} gets 403 Forbidden")
+        for method in ("GET", "DELETE"):
+            headers = client.headers(**{"Content-Type": None, "Origin": foreign[-1]})
+            got = client.http(method, None, headers, "http-origin")
+            expect_status(got, 403, "http-origin", f"every request from a foreign Origin gets 403, a {method} too")
+        for origin in [*loopback, None]:
+            what = f"Origin: {origin}" if origin else "no Origin (a client that is not a browser)"
+            reply = client.call(message("ping", "loopback"), "http-origin", Origin=origin)
+            if "result" not in reply:
+                raise Failure("http-origin", f"a request with {what} is served", received=show(reply))
+
+
+# -- 4. SSE -----------------------------------------------------------------------------------------
+def check_sse_event(work: Work, messages: Sequence[Any]) -> None:
+    """sse_event(message): one event whose data, read as a client reads it, is the message."""
+    sse_event = work.module(MODULE).sse_event
+    for sent in messages:
+        event = call(sse_event, "http-sse", sent)
+        if not isinstance(event, bytes):
+            raise Failure("http-sse", "sse_event returns bytes (the body's bytes)", received=show(repr(event)))
+        events, problems, ignored = sse_state(event, ended=True)
+        data = [_json(e["data"]) for e in events]
+        right = len(events) == 1 and same_json(data[0], sent) and events[0].get("event", "message") == "message"
+        if problems or ignored or not right:
+            raise Failure(
+                "http-sse",
+                f"sse_event({show(sent)}) is not one event whose data is the message",
+                expected=f"event: message\\ndata: {encode(sent).decode().rstrip()}\\n\\n",
+                received=show(event.replace(b"\n", b"\\n")),
+                problems="; ".join(problems + [f"a line no client reads: {x!r}" for x in ignored[:3]]) or "-",
+            )
+
+
+def check_sse_stream(work: Work, requests: Sequence[dict[str, Any]]) -> None:
+    """Requests that accept only text/event-stream get their response in a well-formed SSE stream."""
+    with running(work) as bridge:
+        client = Client(bridge)
+        client.initialize("http-sse")
+        for sent in requests:
+            got = client.post(sent, "http-sse", Accept=SSE_TYPE)
+            if got.status != 200 or not got.is_sse:
+                raise failure(
+                    "http-sse",
+                    f"a client that accepts only {SSE_TYPE} gets the response as an SSE stream",
+                    got,
+                    f"HTTP/1.1 200 OK, Content-Type: {SSE_TYPE}, one event with the response",
+                )
+            reply_to(got, sent, "http-sse")
+
+
+# -- 5. The bearer token ------------------------------------------------------------------------------
+def check_auth(work: Work, token: str, wrong: Sequence[str]) -> None:
+    """With a token: 401 and WWW-Authenticate without it or with another (``wrong``: Authorization
+    values); served with it, on every request."""
+    with running(work, token) as bridge:
+        client = Client(bridge, token)
+        for authorization in [None, *wrong]:
+            what = f"Authorization: {authorization}" if authorization else "no Authorization header"
+            got = client.post(initialize_message(), "http-auth", Authorization=authorization)
+            expect_status(
+                got, 401, "http-auth", f"an initialize with {what} gets 401 and a Bearer challenge", WWW_Authenticate=""
+            )
+            challenge = got.headers.get("www-authenticate", "")
+            if challenge.split(" ")[0].lower() != "bearer":
+                raise failure(
+                    "http-auth", "the challenge names the scheme: Bearer", got, "WWW-Authenticate: Bearer ..."
+                )
+        client.initialize("http-auth")
+        got = client.post(message("ping", "no-token"), "http-auth", Authorization=None)
+        expect_status(got, 401, "http-auth", "the token is needed on every request, not only initialize")
+        reply = client.call(message("ping", "token"), "http-auth")
+        if "result" not in reply:
+            raise Failure("http-auth", "a request with the token is served", received=show(reply))
+
+
+def wrong_tokens(token: str) -> list[str]:
+    """Authorization values that must not pass: another token, a prefix, the token with more, Basic."""
+    basic = base64.b64encode(f"user:{token}".encode()).decode()
+    return [f"Bearer {token[:-1]}", f"Bearer {token}x", f"Basic {basic}", token]
+
+
+# -- 6. The whole server: mcp-lab check --url, the SDK client, the Inspector ----------------------------
+def check_session_calls(
+    bridge: HttpBridge, token: str, version: str, calls: Sequence[Call], ids: Sequence[Any]
+) -> None:
+    """A session on ``version``: each call answered as the reference answers it (before the checker:
+    a server that never answers a tools/call fails here in seconds)."""
+    client = Client(bridge, token)
+    client.initialize("http-content-type", version=version, id=ids[0])
+    for (tool, arguments), id in zip(calls, ids[1:], strict=False):
+        sent = message("tools/call", id, {"name": tool, "arguments": arguments})
+        result = client.call(sent, "tools-call-result").get("result")
+        if not isinstance(result, dict):
+            raise Failure("tools-call-result", f"{tool} answers with a result", sent=show(sent), received=show(result))
+        check_call_result(result, (tool, arguments), version, sent)
+
+
+def check_whole_server(bridge: HttpBridge, token: str) -> None:
+    """``mcp-lab check --url URL --header 'Authorization: Bearer TOKEN'``: no check fails. A failure
+    names the first check that fails on its own, with its evidence."""
+    from grader.checker.check import run_http_check
+
+    from .stage05 import _evidence
+
+    report = run_http_check(bridge.url, {"Authorization": f"Bearer {token}"}, timeout=REPLY_TIMEOUT, call_timeout=5.0)
+    failing = [r for r in report.results if r.status == "fail"]
+    if not failing:
+        return
+    # The transport's own rules first (this stage's), then the first failure that is not another's consequence.
+    roots = [r for r in failing if not r.caused_by] or failing
+    first = next((r for r in roots if r.id.startswith("http-")), roots[0])
+    shown = {k: _evidence(k, v) for k, v in first.evidence.items() if k not in ("rule", "keyword", "source", "fix")}
+    others = [r.id for r in failing if r is not first]
+    if others:
+        shown["hint"] = f"failing too: {', '.join(others)} (mcp-lab check --url URL shows each)"
+    raise Failure(first.id, f"mcp-lab check --url: {first.summary}", **shown, stderr=bridge.stderr_tail())
+
+
+SDK_TIMEOUT = 15.0  # seconds for a whole SDK session over HTTP (about one on the shop)
+
+
+def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
+    """The official SDK's Streamable HTTP client, with the token: initialize, tools/list, ``calls``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        import logging
+
+        import anyio
+        import httpx2
+        from mcp import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async def session() -> None:
+            headers = {"Authorization": f"Bearer {token}"}
+            with anyio.fail_after(SDK_TIMEOUT):
+                async with (
+                    httpx2.AsyncClient(headers=headers, timeout=5) as http,
+                    streamable_http_client(bridge.url, http_client=http) as (read, write),
+                    ClientSession(read, write, read_timeout_seconds=5) as client,
+                ):
+                    box["init"] = await client.initialize()
+                    box["tools"] = await client.list_tools()
+                    box["results"] = [await client.call_tool(tool, arguments) for tool, arguments in calls]
+
+        sdk_log = logging.getLogger("mcp")
+        level = sdk_log.level
+        sdk_log.setLevel(logging.CRITICAL)
+        try:
+            anyio.run(session)
+        except BaseException as exc:  # handed to the check's thread
+            box["error"] = exc
+        finally:
+            sdk_log.setLevel(level)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SDK_TIMEOUT + 5)
+    if "results" not in box:
+        stub = bridge.not_written()
+        if stub is not None:
+            raise Failure("http-client", f"{stub} is not written yet (it raises NotImplementedError)")
+        error = box.get("error")
+        detail = _sdk_error(error) if error else "no answer in time"
+        raise Failure(
+            "http-client",
+            f"the official MCP SDK's Streamable HTTP client could not use your server: {detail}",
+            stderr=bridge.stderr_tail(),
+        )
+    names = sorted(t.name for t in box["tools"].tools)
+    if names != sorted(SHOP_TOOLS):
+        raise Failure("tools-list", "the SDK client sees other tools than the shop's four", received=show(names))
+    for (tool, arguments), result in zip(calls, box["results"], strict=True):
+        received = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        check_call_result(received, (tool, arguments), LATEST, f"(the SDK client) call_tool{(tool, arguments)}")
+
+
+def _sdk_error(error: BaseException) -> str:
+    """The innermost of an exception group (anyio's task groups wrap the SDK's errors)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"[:400]
+
+
+def run_inspector(work: Work, bridge: HttpBridge, token: str, method: list[str]) -> Any:
+    """``mcp-inspector --cli --transport http --server-url URL --header 'Authorization: ...' --method ...``:
+    the result it printed, or a Failure that says why not. Bounded, its process group killed."""
+    from .stage05 import INSPECTOR_BIN
+
+    inspector, limit = inspector_command(work)
+    shown = " ".join(["mcp-inspector --cli --transport http --server-url URL", *method])
+    command = [
+        *inspector, "--cli", "--format", "json", "-q", "--connect-timeout", "10000", "--transport", "http",
+        "--server-url", bridge.url, "--stored-auth-only", "--header", f"Authorization: Bearer {token}", *method,
+    ]  # fmt: skip
+    try:
+        child = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        )
+    except OSError as exc:
+        raise _unavailable(work, f"the MCP Inspector could not start: {exc}") from None
+    try:
+        out, err = child.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill_group(child)
+        out, err = child.communicate()
+        if inspector[0] != str(INSPECTOR_BIN):
+            raise _unavailable(work, f"npx did not run the MCP Inspector within {limit:.0f} s") from None
+        what = f"the MCP Inspector had no answer from your server within {limit:.0f} s"
+        raise Failure("http-client", what, sent=shown, stderr=bridge.stderr_tail()) from None
+    finally:
+        _kill_group(child)
+    found = _json(out.decode("utf-8", "replace").strip())
+    if child.returncode == 0 and isinstance(found, dict) and "result" in found:
+        return found["result"]
+    stderr = err.decode("utf-8", "replace")
+    text = _envelope_error(stderr)
+    if text is None:  # the Inspector itself did not run (a Node.js too old, a broken install)
+        raise _unavailable(work, f"the MCP Inspector failed (exit status {child.returncode})", stderr=stderr)
+    stub = bridge.not_written()
+    if stub is not None:
+        raise Failure("http-client", f"{stub} is not written yet (it raises NotImplementedError)")
+    summary = f"the MCP Inspector could not use your server: {' '.join(text.split())[:300]}"
+    raise Failure("http-client", summary, sent=shown, stderr=bridge.stderr_tail())
+
+
+def check_inspector(work: Work, bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
+    listed = run_inspector(work, bridge, token, ["--method", "tools/list"])
+    tools = listed.get("tools") if isinstance(listed, dict) else None
+    names = sorted(str(t.get("name")) for t in tools if isinstance(t, dict)) if isinstance(tools, list) else None
+    if names != sorted(SHOP_TOOLS):
+        what = "the MCP Inspector lists other tools than the shop's four"
+        raise Failure("tools-list", what, expected=show(sorted(SHOP_TOOLS)), received=show(names or listed))
+    for tool, arguments in calls:
+        method = ["--method", "tools/call", "--tool-name", tool, "--tool-args-json", json.dumps(arguments)]
+        result = run_inspector(work, bridge, token, method)
+        check_call_result(result, (tool, arguments), LATEST, " ".join(["mcp-inspector --cli ... ", *method]))
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+# -- the graded cells -----------------------------------------------------------------------------------
+TOKEN = "course-token-7f3a"  # the public cells' token; hidden ones draw their own
+
+
+@public("12", "test_post", "POST: requests answered 200 with JSON, a notification and a response 202, 400, GET 405")
+def post_cell(work: Work) -> None:
+    check_post(work, [1, "7"], [("count_orders", {"status": "paid"})])
+
+
+@public(
+    "12",
+    "test_sessions",
+    "Mcp-Session-Id issued at initialize, then required (400, 404, DELETE), one Server each; MCP-Protocol-Version",
+)
+def sessions_cell(work: Work) -> None:
+    check_sessions(work, "0123456789abcdef0123456789abcdef", "2025-03-26", VISIBLE["versions"])
+
+
+@public("12", "test_origin", "Origin: 403 for a foreign one (POST, GET, DELETE); loopback origins and none served")
+def origin_cell(work: Work) -> None:
+    check_origin(work, VISIBLE["foreign"], VISIBLE["loopback"])
+
+
+SSE_MESSAGES: list[Any] = [
+    {"jsonrpc": "2.0", "id": 1, "result": {}},
+    {"jsonrpc": "2.0", "id": "a", "result": {"text": "two\nlines, and ü"}},
+]
+
+
+@public("12", "test_sse", "sse_event: one event per message; a client that accepts only SSE gets its response so")
+def sse_cell(work: Work) -> None:
+    check_sse_event(work, SSE_MESSAGES)
+    check_sse_stream(work, [message("ping", 5), message("tools/list", "list")])
+
+
+@public("12", "test_auth", "the bearer token: 401 with WWW-Authenticate without it or with another, on every request")
+def auth_cell(work: Work) -> None:
+    check_auth(work, TOKEN, wrong_tokens(TOKEN))
+
+
+@public("12", "test_mcp_lab_check", "mcp-lab check --url on your server, with its token: no check fails")
+def whole_cell(work: Work) -> None:
+    with running(work, TOKEN) as bridge:
+        check_session_calls(bridge, TOKEN, LATEST, [("count_orders", {})], [1, 2])
+        check_whole_server(bridge, TOKEN)
+
+
+@public("12", "test_sdk_client", "the official MCP SDK's Streamable HTTP client, with the token, lists and calls tools")
+def sdk_cell(work: Work) -> None:
+    with running(work, TOKEN) as bridge:
+        check_sdk(bridge, TOKEN, [("count_orders", {"status": "shipped"}), ("get_order", {"order_id": 7})])
+
+
+@public("12", "test_inspector", "the MCP Inspector's CLI over HTTP, with the token, lists your tools and calls one")
+def inspector_cell(work: Work) -> None:
+    with running(work, TOKEN) as bridge:
+        check_inspector(work, bridge, TOKEN, [("count_orders", {"status": "paid"})])
+
+
+# -- what the hidden cells draw ----------------------------------------------------------------------------
+def drawn_token(rng: random.Random) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-._~") for _ in range(rng.randint(16, 40)))
+
+
+def drawn_origins(rng: random.Random) -> tuple[list[str], list[str]]:
+    """(foreign origins, loopback origins), each with a drawn name or port."""
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(4, 10)))
+    port = rng.randint(1024, 65535)
+    foreign = [
+        f"http://{word}.example:{port}",
+        f"https://localhost.{word}.test",
+        f"http://127.0.0.1.{word}.example",
+        f"http://{word}localhost",
+    ]
+    loopback = [f"http://localhost:{port}", f"https://127.0.0.1:{rng.randint(1024, 65535)}", f"http://[::1]:{port}"]
+    rng.shuffle(foreign)
+    return foreign, loopback
+
+
+def drawn_session_id(rng: random.Random) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(32))
