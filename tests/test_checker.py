@@ -197,7 +197,7 @@ def test_forked_grandchild_and_ignored_sigterm_leave_nothing_behind(tmp_path: Pa
     report, code, elapsed = check_json([sys.executable, str(SERVERS / "fork_ignore_term.py"), str(pid_file)])
     assert code == 1
     exit_on_eof = next(c for c in report["checks"] if c["id"] == "exit-on-eof")
-    # Exiting at EOF is a SHOULD (MCP 2026-07-28): a warning, that names what happened.
+    # Exiting at EOF follows a SHOULD (MCP 2025-11-25, Lifecycle > Shutdown): a warning, that names what happened.
     assert (exit_on_eof["status"], exit_on_eof["evidence"]["keyword"]) == ("warn", "SHOULD")
     assert exit_on_eof["summary"].startswith("never exits")
     assert elapsed < 30

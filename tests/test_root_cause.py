@@ -7,7 +7,8 @@ Every check runs ``mcp-lab check --json`` as a real process on a real server ove
   ``caused_by`` names a root that fails (or warns) in the same report and is no consequence itself;
 - the one-defect exhibits mark exactly the consequences their evidence shows, in JSON and in text;
 - a second, independent defect is never marked as a consequence (partial flushing is in test_flush.py);
-- a reply with a mistyped id fails id-echo even when it ends the session before id-echo's step.
+- a reply with a mistyped id fails id-echo even when it ends the session before id-echo's step;
+- a stray blank line after each reply is one defect, not two.
 """
 
 from __future__ import annotations
@@ -98,3 +99,13 @@ def test_a_mistyped_id_on_the_first_reply_is_named_as_id_echo() -> None:
         "startup-time": "id-echo",
         "stdout-silent-at-start": "id-echo",
     }
+
+
+def test_a_stray_blank_line_after_each_reply_is_reported_once() -> None:
+    report, _ = check([sys.executable, str(SERVERS / "blank_after_reply.py")])
+    found = by_id(report)
+    assert found["stdout-json-lines"]["status"] == "fail" and "caused_by" not in found["stdout-json-lines"]
+    assert causes(report) == {"tools-call-result": "stdout-json-lines"}
+    roots = [c["id"] for c in report["checks"] if c["status"] == "fail" and "caused_by" not in c]
+    assert roots == ["stdout-json-lines"]
+

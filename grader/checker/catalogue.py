@@ -69,7 +69,7 @@ _BASE = "MCP 2025-11-25, Base Protocol"
 _RPC = "JSON-RPC 2.0 section 5"
 _LIFE = "MCP 2025-11-25, Lifecycle"
 _TOOLS = "MCP 2025-11-25, Server Features > Tools"
-_SHOP = "MCP Wire Lab shop contract (design.md)"
+_SHOP = "MCP Wire Lab shop contract (stage 04's four tools; the data in data/seed/)"
 _HOSTS = "host limits and field practice"
 _RESOURCES = "MCP 2025-11-25, Server Features > Resources"
 _PROMPTS = "MCP 2025-11-25, Server Features > Prompts"
@@ -361,9 +361,9 @@ CHECKS: dict[str, Check] = {
             "exit-on-eof",
             "after stdin closes the process exits (within 2 s, or once the work in flight ends), status 0",
             "SHOULD",
-            "MCP 2026-07-28, Transports > stdio > Shutdown (2025-11-25 Lifecycle > Shutdown has the "
-            "client close stdin, then SIGTERM)",
-            "servers SHOULD exit promptly when their standard input is closed or reads return end-of-file",
+            f"{_LIFE} > Shutdown > stdio",
+            "for stdio the client SHOULD shut down by closing the server's input stream and waiting for it to "
+            "exit, then SIGTERM, then SIGKILL: a server that does not exit at end of input is killed",
             "end the loop when readline() returns b'' (for line in sys.stdin.buffer ends by itself) and "
             "return normally",
             node="exit when stdin ends: process.stdin.on('end', () => process.exit(0))",

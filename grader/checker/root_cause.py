@@ -107,12 +107,17 @@ def unreadable_lines(results: dict[str, Result], wire: Signatures) -> dict[str, 
     if results["stdout-json-lines"].status != "fail" or tool_output_only(wire):
         return {}
     noise = [n.text for n in wire.noise]
+    # A blank line matches any evidence as text, so mentions() leaves it out: a check that saw only
+    # blank lines where a reply should be is the same stray newline, counted once.
+    blank = any(not n.strip() for n in noise)
     found = {}
     for result in results.values():
         if result.status not in BAD or result.id in ("stdout-json-lines", "stdout-silent-at-start"):
             continue
         if mentions(result, noise):
             found[result.id] = "its reply was among the lines that are not one JSON message each"
+        elif blank and _only_blank_lines(result):
+            found[result.id] = "the lines it saw were the stray blank lines, which are not JSON messages"
     ends = results["stdout-line-ending"]
     if ends.status in BAD and wire.crlf_other and not wire.crlf_json:
         found[ends.id] = 'the only lines ending in "\\r\\n" are lines that are not JSON (headers, not messages)'
@@ -122,6 +127,11 @@ def unreadable_lines(results: dict[str, Result], wire: Signatures) -> dict[str, 
     if silent.status == "fail" and lines and all(line[:CUT] in framing for line in lines):
         found[silent.id] = "the lines it saw before the reply were the reply itself, spread over lines or framed"
     return found
+
+
+def _only_blank_lines(result: Result) -> bool:
+    lines = received_lines(result)
+    return bool(lines) and not any(line.strip() for line in lines)
 
 
 def tool_output_only(wire: Signatures) -> bool:

@@ -86,7 +86,7 @@ def judge_contract(call: Call, truth: ShopTruth, found: Findings) -> None:
     if wrong:
         found.failed(
             "shop-contract",
-            f"{len(wrong)} answer(s) differ from the course database",
+            f"{len(wrong)} answer(s) differ from the course database: " + "; ".join(wrong),
             {"differences": wrong, "database": str(truth.path)},
         )
     else:

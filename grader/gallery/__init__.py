@@ -89,8 +89,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "Works, but after the host quits, server processes pile up (in the field, some at 100% CPU).",
         "read_lines() loops on sys.stdin.buffer.readline() forever and ignores b'' (end of "
         "input: the client closed our stdin). The gallery sleeps 50 ms per turn to spare your "
-        "CPU; the field version spins. Servers SHOULD exit promptly at end of input (MCP "
-        "2026-07-28; no revision makes it a MUST, hence a warning). Fix: treat b'' as the end: "
+        "CPU; the field version spins. A client SHOULD shut a stdio server down by closing its "
+        "input and waiting for it to exit (MCP 2025-11-25, Lifecycle > Shutdown): no MUST, hence "
+        "a warning. Fix: treat b'' as the end: "
         "return and exit with status 0 (iterating 'for raw in sys.stdin.buffer' does this for you).",
     ),
     (
