@@ -463,3 +463,21 @@ def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[
         if block.lang in ("json", "jsonl"):
             assert parse_json_block(block.text), f"{stage}: an empty ```json block"
     replay_all(replayable(text), start_server, f"{stage} (markdown)")
+
+
+HTTP_LESSONS = [(stage, text) for stage, text in LESSONS if "```http" in text]
+
+
+@pytest.mark.parametrize(("stage", "text"), HTTP_LESSONS, ids=[s for s, _ in HTTP_LESSONS])
+def test_lesson_http_exchanges_are_real(stage: str, text: str, shop_db: Path) -> None:
+    """Every Streamable HTTP exchange a lesson shows (an ```http block, as README's) is what
+    ``mcp-lab serve --http`` does, replayed as README's blocks are."""
+    for block in fenced_blocks(text):
+        if block.lang != "http":
+            continue
+        options, pairs = http_frames(block.text)
+        assert pairs, f"{stage}: an ```http block with no exchange"
+        try:
+            replay_http(options, pairs, shop_db)
+        except AssertionError as exc:
+            raise AssertionError(f"{stage} (markdown), the http block at line {block.line}: {exc}") from None

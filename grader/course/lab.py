@@ -24,6 +24,7 @@ import signal
 import sys
 import types
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,90 @@ def inspector_command(name: str) -> str:
     return f"npx -y @modelcontextprotocol/inspector {sys.executable} {work().file(name)}"
 
 
+# -- Streamable HTTP (stage 12) ----------------------------------------------------------------------
+@contextlib.contextmanager
+def serve_http(name: str, token: str | None = None) -> Iterator[str]:
+    """Run your ``%%module NAME`` HTTP server in a process of its own, built by its ``make_server`` as
+    the checks build it; yield its URL. When the block ends it is stopped, and what it wrote to
+    stderr is shown."""
+    from .http_bridge import serve
+
+    with work() as mine, serve(mine, name, token) as bridge:
+        try:
+            yield bridge.url
+        finally:
+            lines = [x for x in bridge.stderr_tail(3000).splitlines() if not x.startswith("[course http host]")]
+            if lines:
+                print("your server's stderr (last lines):", *(f"  {line}" for line in lines[-12:]), sep="\n")
+
+
+@dataclass
+class HttpReply:
+    """An HTTP response as :func:`http` got it (``status`` 0 and ``error`` when none came)."""
+
+    status: int
+    reason: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    error: str = ""
+
+    def header(self, name: str) -> str | None:
+        return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
+
+    @property
+    def session(self) -> str | None:
+        """The Mcp-Session-Id the response carries, if any."""
+        return self.header("Mcp-Session-Id")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+_QUIET_HEADERS = ("date", "server")  # the same on every response: not shown
+
+
+def http(
+    url: str,
+    method: str = "POST",
+    message: Any = None,
+    headers: dict[str, str | None] | None = None,
+    timeout: float = REPLY_TIMEOUT,
+) -> HttpReply:
+    """Send one HTTP request to ``url`` and print it and its response as they go over the wire.
+
+    A POST gets ``Content-Type: application/json`` and ``Accept: application/json, text/event-stream``
+    unless ``headers`` says otherwise (a value of None leaves a header out); ``message`` is a message
+    (sent as compact JSON) or the raw body (text or bytes)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    sent: dict[str, str] = {}
+    if method == "POST":
+        sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    for name, value in (headers or {}).items():
+        sent = {k: v for k, v in sent.items() if k.lower() != name.lower()}
+        if value is not None:
+            sent[name] = value
+    body = None if message is None else frame_bytes(message).rstrip(b"\n")
+    print(f"{method} {parts.path} HTTP/1.1", *(f"{k}: {v}" for k, v in sent.items()), sep="\n")
+    print(f"\n{body.decode('utf-8', 'backslashreplace')}\n" if body else "")
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request(method, parts.path, body=body, headers=sent)
+        response = conn.getresponse()
+        reply = HttpReply(response.status, response.reason, dict(response.getheaders()), response.read())
+    except (OSError, http.client.HTTPException) as exc:
+        print(f"(no response: {type(exc).__name__}: {exc})\n")
+        return HttpReply(0, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        conn.close()
+    shown = [f"{k}: {v}" for k, v in reply.headers.items() if k.lower() not in _QUIET_HEADERS]
+    print(f"HTTP/1.1 {reply.status} {reply.reason}", *shown, sep="\n")
+    print(f"\n{reply.body.decode('utf-8', 'backslashreplace').rstrip()}\n" if reply.body else "")
+    return reply
+
+
 def pretty(value: Any) -> str:
     """A frame pretty-printed for reading (never for sending: one message is one line)."""
     return json.dumps(value, indent=2, ensure_ascii=False)
@@ -266,6 +351,7 @@ __all__ = [
     "exhibit",
     "fresh_id",
     "host",
+    "http",
     "initialize",
     "inspect",
     "inspector_command",
@@ -274,6 +360,7 @@ __all__ = [
     "program",
     "reference",
     "request",
+    "serve_http",
     "setup",
     "shop_db",
     "time_limit",

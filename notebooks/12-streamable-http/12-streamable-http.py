@@ -1,0 +1,983 @@
+Stage 12 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+
+# %% [markdown] id=title
+# # Stage 12: Streamable HTTP and auth
+#
+# Until now a host started your server as its own child and spoke to it through two pipes. Nobody
+# else could reach it. MCP has a second transport for a server that lives on its own, maybe on
+# another machine, and serves many clients. The spec (MCP 2025-11-25, Transports > Streamable HTTP):
+#
+# > In the **Streamable HTTP** transport, the server operates as an independent process that can
+# > handle multiple client connections. This transport uses HTTP POST and GET requests.
+#
+# The messages do not change: the same `initialize`, the same `tools/call`, the same ids. What
+# changes is everything around them. A message now travels in an HTTP request. The server must tell
+# its clients apart, and anyone who can reach the port can knock: another program on the machine,
+# or a web page in the user's own browser.
+#
+# In this stage you write that transport, `mcp_http.py`: an HTTP server, made with Python's
+# `http.server`, in front of the course's finished dispatcher. At the end the checker
+# (`mcp-lab check --url`), the official SDK's HTTP client and the MCP Inspector use it, with a
+# token.
+
+# %% setup id=setup
+from grader.course import lab
+
+lab.setup("12")
+
+# %% [markdown] id=given
+# ## 0. What you are given
+#
+# The dispatcher is the course's: `open_shop(shared=True).server("http")` makes a
+# `reference.server.Server`, the finished server of stages 03 to 10 (lifecycle, tools, resources,
+# prompts) without a transport. `server.handle_line(body)` takes one message's bytes and returns
+# the reply (a dict), or `None` when nothing is owed, exactly as on stdio. One `Server` is one
+# session: it remembers its negotiated revision and its client's name.
+#
+# The cell below is the whole file. The parts already written are plumbing that `http.server`
+# needs and that is not MCP:
+#
+# - `make_server(address, token)` builds a `ThreadingHTTPServer` (a thread per connection) and
+#   hangs the shop, a table of sessions, a lock and the token on it. It does not start serving:
+#   `main()` calls `serve_forever()`, and so do the checks. Port 0 means any free port.
+# - `Handler` is a `BaseHTTPRequestHandler`: `http.server` calls `do_POST`, `do_GET` or
+#   `do_DELETE` for each request, with the request line in `self.path` and the headers in
+#   `self.headers` (`self.headers.get("Origin")` is `None` when there is none).
+# - `reply(status, body, content_type, headers)` writes one response with its `Content-Length`;
+#   `fail(status, text)` writes an HTTP error whose body is a JSON-RPC error without an id.
+# - `admitted()` runs first for every request: the Origin (part 3), the token (part 5), the path.
+# - `do_POST` reads the body and routes it: `session_for` finds the session (part 2),
+#   `version_ok` checks the revision header (part 2), the session's `Server` handles the message,
+#   `begin_session` registers a new session (part 2), and `answer` writes the response (part 1).
+#
+# You write the methods and functions marked `YOUR CODE HERE`, one part at a time. Each part below
+# says which ones, quotes the rule, shows the reference server doing it, and has a cell to try
+# yours. Run the `%%module mcp_http` cell again after each change: it saves `mcp_http.py`.
+
+# %% solution id=mcp_http
+%%module mcp_http
+# mcp_http.py: the shop's MCP server over Streamable HTTP (MCP 2025-11-25), standard library only.
+# The messages are the course's dispatcher's (one reference.server.Server per session); the transport
+# is yours: parts 1 to 5 of the lesson, one method or function at a time.
+
+import hmac
+import json
+import secrets
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from reference.lifecycle import SUPPORTED
+from reference.server import open_shop
+
+ENDPOINT = "/mcp"
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+JSON_TYPE = "application/json"
+SSE_TYPE = "text/event-stream"
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+MAX_BODY = 1 << 20  # bytes of one message, as for one stdio line
+INVALID_REQUEST, PARSE_ERROR = -32600, -32700
+
+
+def log(text):
+    """One line for a human, on stderr."""
+    sys.stderr.write(f"[mcp_http] {text}\n")
+    sys.stderr.flush()
+
+
+def encode(message):
+    """A message as compact UTF-8 JSON: one line, no newline at its end."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def is_initialize(message):
+    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+
+
+def accepts_only_sse(accept):
+    """Whether an Accept header lists text/event-stream but neither application/json nor */*."""
+    kinds = {part.split(";")[0].strip().lower() for part in (accept or "*/*").split(",")}
+    return SSE_TYPE in kinds and not kinds & {JSON_TYPE, "application/*", "*/*"}
+
+
+# -- 3. Origin --------------------------------------------------------------------------------------
+def origin_allowed(origin):
+    """Whether a web page from ``origin`` may talk to this server: one served from this machine,
+    http(s)://localhost, 127.0.0.1 or [::1], any port."""
+    ### BEGIN SOLUTION
+    try:
+        parts = urlsplit(origin)
+        parts.port  # a malformed port raises ValueError
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK
+    ### END SOLUTION
+
+
+# -- 4. SSE -----------------------------------------------------------------------------------------
+def sse_event(message):
+    """One message as one SSE event, as bytes: its type, its data on one line, a blank line."""
+    ### BEGIN SOLUTION
+    return b"event: message\ndata: " + encode(message) + b"\n\n"
+    ### END SOLUTION
+
+
+# -- 5. The bearer token ----------------------------------------------------------------------------
+def token_ok(authorization, token):
+    """Whether an Authorization header (None when absent) carries Bearer TOKEN, compared in constant time."""
+    ### BEGIN SOLUTION
+    if authorization is None:
+        return False
+    scheme, _, given = authorization.strip().partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+    ### END SOLUTION
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a client sends many messages on one connection
+    server_version = "my-shop-http"
+
+    # -- given: writing a response, reading a body ----------------------------------------------------
+    def reply(self, status, body=b"", content_type=None, headers=None):
+        """One HTTP response: the status line, the headers, Content-Length, the body."""
+        self.send_response(status)
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        if self.unread:  # the request's body is still on the connection: it must not pass for a request
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    def fail(self, status, text, headers=None, code=INVALID_REQUEST):
+        """An HTTP error whose body is a JSON-RPC error without an id (the spec allows one)."""
+        log(f"{self.command} {self.path}: {status} {text}")
+        error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}}
+        self.reply(status, encode(error), JSON_TYPE, headers)
+
+    def read_body(self):
+        """The request's body, or None after answering why it cannot be read."""
+        length = self.headers.get("Content-Length", "")
+        if not length.strip().isdigit():
+            self.fail(411, "Length Required: send the message with a Content-Length")
+            return None
+        if int(length) > MAX_BODY:
+            self.fail(413, f"Content Too Large: a message may have at most {MAX_BODY} bytes")
+            return None
+        self.unread = False
+        return self.rfile.read(int(length))
+
+    def log_message(self, format, *args):
+        """http.server logs every request on stderr: fail() logs the ones that matter."""
+
+    # -- given: the routes ----------------------------------------------------------------------------
+    def admitted(self):
+        """Whether the request may go on: False once answered 403 (Origin), 401 (token) or 404 (path)."""
+        length = self.headers.get("Content-Length", "0").strip()
+        self.unread = length not in ("", "0") or "Transfer-Encoding" in self.headers
+        origin = self.headers.get("Origin")
+        if origin is not None and self.refuse_origin(origin):  # part 3
+            return False
+        if self.server.token is not None and self.refuse_unauthorized(self.server.token):  # part 5
+            return False
+        if urlsplit(self.path).path != ENDPOINT:
+            self.fail(404, f"Not Found: the MCP endpoint is {ENDPOINT}")
+            return False
+        return True
+
+    def do_POST(self):
+        if not self.admitted():
+            return
+        body = self.read_body()
+        if body is None:
+            return
+        try:
+            message = json.loads(body)
+        except ValueError as exc:
+            self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR)
+            return
+        found = self.session_for(message)  # part 2; None: answered 400 or 404 already
+        if found is None:
+            return
+        server, new = found
+        version = self.headers.get(VERSION_HEADER)
+        if version is not None and not self.version_ok(version):  # part 2; False: answered 400
+            return
+        with self.server.lock:  # the shop's connection serves one message at a time
+            reply = server.handle_line(body)
+        headers = {}
+        if new and isinstance(reply, dict) and "result" in reply:
+            headers[SESSION_HEADER] = self.begin_session(server)  # part 2
+        self.answer(reply, headers)  # part 1
+
+    def do_GET(self):
+        if self.admitted():
+            self.get()  # part 1
+
+    def do_DELETE(self):
+        if self.admitted():
+            self.end_session()  # part 2
+
+    # -- 1. POST in, the answer out ---------------------------------------------------------------------
+    def answer(self, reply, headers):
+        """The response to a POST, from the dispatcher's reply (None when nothing is owed);
+        ``headers``: more headers to send (the new session's id)."""
+        ### BEGIN SOLUTION
+        if reply is None:  # a notification or a response: accepted, nothing to say
+            self.reply(202, headers=headers)
+        elif isinstance(reply, dict) and "error" in reply and reply.get("id") is None:
+            self.reply(400, encode(reply), JSON_TYPE, headers)  # not a message anyone can answer
+        elif accepts_only_sse(self.headers.get("Accept")):
+            self.send_sse(reply, headers)  # part 4
+        else:
+            self.reply(200, encode(reply), JSON_TYPE, headers)
+        ### END SOLUTION
+
+    def get(self):
+        """GET: this server sends no messages of its own, so it offers no stream to listen on."""
+        ### BEGIN SOLUTION
+        self.fail(405, "Method Not Allowed: this server sends no messages of its own; POST yours",
+                  {"Allow": "POST, DELETE"})
+        ### END SOLUTION
+
+    # -- 2. Sessions ------------------------------------------------------------------------------------
+    def session_for(self, message):
+        """(server, new) for this POST, or None once answered 400 (no id) or 404 (an unknown id)."""
+        ### BEGIN SOLUTION
+        session_id = self.headers.get(SESSION_HEADER)
+        if session_id is None:
+            if is_initialize(message):
+                return self.server.shop.server("http"), True
+            self.fail(400, f"Bad Request: no {SESSION_HEADER} header; initialize first, then send its id")
+            return None
+        with self.server.lock:
+            server = self.server.sessions.get(session_id)
+        if server is None:
+            self.fail(404, "Not Found: no such session (it ended, or never began); initialize again")
+            return None
+        return server, False
+        ### END SOLUTION
+
+    def begin_session(self, server):
+        """Keep ``server`` under a new session id, and return the id."""
+        ### BEGIN SOLUTION
+        session_id = secrets.token_hex(16)  # 128 random bits, visible ASCII
+        with self.server.lock:
+            self.server.sessions[session_id] = server
+        return session_id
+        ### END SOLUTION
+
+    def end_session(self):
+        """DELETE: 204 once the session is gone; 400 without an id, 404 for an unknown one."""
+        ### BEGIN SOLUTION
+        session_id = self.headers.get(SESSION_HEADER)
+        if session_id is None:
+            self.fail(400, f"Bad Request: DELETE needs the {SESSION_HEADER} of the session to end")
+            return
+        with self.server.lock:
+            server = self.server.sessions.pop(session_id, None)
+        if server is None:
+            self.fail(404, "Not Found: no such session (it ended, or never began)")
+            return
+        log(f"session {session_id[:8]}... ended by the client")
+        self.reply(204)
+        ### END SOLUTION
+
+    def version_ok(self, version):
+        """Whether this server speaks the revision a request's MCP-Protocol-Version names; False once
+        answered 400."""
+        ### BEGIN SOLUTION
+        if version in SUPPORTED:
+            return True
+        self.fail(400, f"Bad Request: unsupported {VERSION_HEADER} {version}; supported: {', '.join(SUPPORTED)}")
+        return False
+        ### END SOLUTION
+
+    # -- 3. Origin --------------------------------------------------------------------------------------
+    def refuse_origin(self, origin):
+        """True once a request from a foreign ``origin`` is answered 403; False when it may go on."""
+        ### BEGIN SOLUTION
+        if origin_allowed(origin):
+            return False
+        self.fail(403, f"Forbidden: requests from origin {origin} are not accepted")
+        return True
+        ### END SOLUTION
+
+    # -- 4. SSE -----------------------------------------------------------------------------------------
+    def send_sse(self, reply, headers):
+        """The reply as an SSE stream of one event (the client accepts nothing else)."""
+        ### BEGIN SOLUTION
+        self.reply(200, sse_event(reply), SSE_TYPE, {"Cache-Control": "no-cache", **headers})
+        ### END SOLUTION
+
+    # -- 5. The bearer token ----------------------------------------------------------------------------
+    def refuse_unauthorized(self, token):
+        """True once a request without ``token`` is answered 401 with a challenge; False when it carries it."""
+        ### BEGIN SOLUTION
+        authorization = self.headers.get("Authorization")
+        if token_ok(authorization, token):
+            return False
+        challenge = 'Bearer realm="shop"'
+        if authorization is not None:  # RFC 6750: say why the token given was refused
+            challenge += ', error="invalid_token"'
+        self.fail(401, "Unauthorized: send Authorization: Bearer TOKEN", {"WWW-Authenticate": challenge})
+        return True
+        ### END SOLUTION
+
+
+def make_server(address, token=None):
+    """The HTTP server on ``address`` (not serving yet): the shop, the sessions, the token on it."""
+    httpd = ThreadingHTTPServer(address, Handler)
+    httpd.daemon_threads = True
+    httpd.shop = open_shop(shared=True)  # the course's dispatcher: one Server per session
+    httpd.sessions = {}  # session id -> that session's Server
+    httpd.lock = threading.Lock()
+    httpd.token = token  # None: no token needed
+    return httpd
+
+
+def main(argv):
+    """python mcp_http.py [HOST:PORT [TOKEN]]: serve until Ctrl-C (port 0: any free port)."""
+    host, _, port = (argv[1] if len(argv) > 1 else "127.0.0.1:8000").rpartition(":")
+    httpd = make_server((host or "127.0.0.1", int(port)), argv[2] if len(argv) > 2 else None)
+    log(f"Streamable HTTP on http://{host or '127.0.0.1'}:{httpd.server_address[1]}{ENDPOINT}; Ctrl-C ends it")
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
+
+# %% [markdown] id=post
+# ## 1. One endpoint: POST in, the answer out
+#
+# One URL carries everything (Transports > Streamable HTTP):
+#
+# > The server **MUST** provide a single HTTP endpoint path (hereafter referred to as the **MCP
+# > endpoint**) that supports both POST and GET methods.
+#
+# > Every JSON-RPC message sent from the client **MUST** be a new HTTP POST request to the MCP
+# > endpoint.
+#
+# So one message is one POST, and the HTTP response carries what the server owes for it. A
+# request is owed its response:
+#
+# > If the input is a JSON-RPC _request_, the server **MUST** either return
+# > `Content-Type: text/event-stream`, to initiate an SSE stream, or `Content-Type:
+# > application/json`, to return one JSON object.
+#
+# A notification, or a response the client sends back, is owed nothing. On stdio "nothing" meant
+# writing no line. HTTP has no silence: every request gets a response. So the spec gives it one
+# with nothing in it:
+#
+# > If the input is a JSON-RPC _response_ or _notification_: If the server accepts the input, the
+# > server **MUST** return HTTP status code 202 Accepted with no body.
+#
+# And a body that is no message at all gets an HTTP error:
+#
+# > If the server cannot accept the input, it **MUST** return an HTTP error status code (e.g., 400
+# > Bad Request). The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
+# > `id`.
+#
+# Here is the course's reference server doing all four. The initialize gets its result as JSON
+# (the `Mcp-Session-Id` in it is part 2's), the notification a bare 202, the broken body a 400,
+# and a GET a 405 (below):
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+#
+# {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},...},"serverInfo":{"name":"mcp-wire-lab-shop",...},...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+# MCP-Protocol-Version: 2025-11-25
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","method":"notifications/initialized"}
+#
+# HTTP/1.1 202 Accepted
+# Content-Length: 0
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+# MCP-Protocol-Version: 2025-11-25
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":2,"method":
+#
+# HTTP/1.1 400 Bad Request
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32700,...}}
+# ```
+#
+# A GET is how a client asks for a stream of the server's *own* messages (notifications and
+# requests it sends unasked). The spec leaves the server two answers:
+#
+# > The server **MUST** either return `Content-Type: text/event-stream` in response to this HTTP
+# > GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an
+# > SSE stream at this endpoint.
+#
+# The shop's server never speaks first, so it answers 405, with the `Allow` header that HTTP
+# requires of a 405 (RFC 9110):
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# GET /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Accept: text/event-stream
+#
+# HTTP/1.1 405 Method Not Allowed
+# Allow: POST, DELETE
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,...}}
+# ```
+#
+# ### Your turn: `answer` and `get`
+#
+# In `Handler` above, write `answer(reply, headers)`: the response to a POST, from what the
+# dispatcher returned. `None` is a 202 with no body. A reply that is an error with `"id": null` is
+# the dispatcher saying the body was no message it could answer (not JSON-RPC, an id of the wrong
+# type): 400, with that error as the body. Any other reply is a 200 with the reply as
+# `application/json`, unless the client accepts only `text/event-stream`
+# (`accepts_only_sse(self.headers.get("Accept"))`): then `self.send_sse(reply, headers)` (part 4).
+# Send `headers` with every one of them: it holds the new session's id after an initialize.
+#
+# Then `get()`: 405 with `{"Allow": "POST, DELETE"}` (use `self.fail`).
+
+# %% [markdown] id=sessions
+# ## 2. Sessions, and the revision on every request
+#
+# On stdio one process was one client, so the connection *was* the session. Over HTTP every
+# message is a request of its own, maybe on a new TCP connection, maybe from another client. The
+# server needs a name for each conversation, and the spec lets it hand one out (Transports >
+# Session Management):
+#
+# > A server using the Streamable HTTP transport **MAY** assign a session ID at initialization
+# > time, by including it in an `MCP-Session-Id` header on the HTTP response containing the
+# > `InitializeResult`.
+#
+# > The session ID **MUST** only contain visible ASCII characters (ranging from 0x21 to 0x7E).
+#
+# The id **SHOULD** also be "globally unique and cryptographically secure": whoever holds it can
+# speak in that session, so it must not be guessable. `secrets.token_hex(16)` is 128 random bits,
+# written as 32 hex digits. From then on the client sends it back:
+#
+# > If an `MCP-Session-Id` is returned by the server during initialization, clients using the
+# > Streamable HTTP transport **MUST** include it in the `MCP-Session-Id` header on all of their
+# > subsequent HTTP requests.
+#
+# > Servers that require a session ID **SHOULD** respond to requests without an `MCP-Session-Id`
+# > header (other than initialization) with HTTP 400 Bad Request.
+#
+# > The server **MAY** terminate the session at any time, after which it **MUST** respond to
+# > requests containing that session ID with HTTP 404 Not Found.
+#
+# A 404 tells the client to start over with a new initialize. A client that is done ends the
+# session itself with `DELETE`. The course's server keeps sessions, so it holds you to all of
+# it: 400 without an id, 404 for an id it never issued or has ended, 204 for a DELETE.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+#
+# {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":2,"method":"ping"}
+#
+# HTTP/1.1 400 Bad Request
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no Mcp-Session-Id header; ..."}}
+#
+# DELETE /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+#
+# HTTP/1.1 204 No Content
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":3,"method":"ping"}
+#
+# HTTP/1.1 404 Not Found
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Not Found: no such session (it ended, or never began); initialize again"}}
+# ```
+#
+# Each session is its own `Server`, so each keeps its own lifecycle: a client that negotiated
+# 2025-03-26 gets no `outputSchema` in `tools/list`, while another, on 2025-11-25, does, from the
+# same process. The revision also rides on every request (Transports > Protocol Version Header):
+#
+# > If using HTTP, the client **MUST** include the `MCP-Protocol-Version: <protocol-version>` HTTP
+# > header on all subsequent requests to the MCP server
+#
+# > If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it
+# > **MUST** respond with `400 Bad Request`.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+#
+# {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+# MCP-Protocol-Version: 1999-01-01
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":2,"method":"ping"}
+#
+# HTTP/1.1 400 Bad Request
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: unsupported MCP-Protocol-Version '1999-01-01'; ..."}}
+# ```
+#
+# A request without the header is served: the spec tells a server with no other clue to assume
+# 2025-03-26, and this server has one, the revision its session negotiated. (The reference also
+# refuses a supported revision that is not the session's; the checks do not ask that of yours.)
+#
+# ### Your turn: `session_for`, `begin_session`, `end_session`, `version_ok`
+#
+# - `session_for(message)`: no `Mcp-Session-Id` header and an initialize (`is_initialize`): a new
+#   `Server`, `self.server.shop.server("http")`, and `True` (it is new). No header and anything
+#   else: 400. A header: the `Server` in `self.server.sessions` under that id and `False`; an id
+#   that is not there: 404. Return `None` once you have answered with `self.fail`.
+# - `begin_session(server)`: a new id from `secrets.token_hex(16)`, the server kept under it;
+#   return the id. `do_POST` calls it only when the initialize succeeded, and puts the id in the
+#   response's headers.
+# - `end_session()`: DELETE. No id: 400; an id not in the table: 404; else remove it, 204.
+# - `version_ok(version)`: `True` for a revision in `SUPPORTED`, else 400 and `False`.
+#
+# Several threads serve requests at once: take `self.server.lock` around every use of
+# `self.server.sessions`.
+
+# %% id=try-post
+with lab.serve_http("mcp_http") as url:
+    first = lab.http(url, "POST", lab.initialize(id=1))
+    session = {"Mcp-Session-Id": first.session, "MCP-Protocol-Version": "2025-11-25"}
+    lab.http(url, "POST", lab.notification("notifications/initialized"), session)
+    lab.http(url, "POST", lab.request("ping", id=2), session)
+    lab.http(url, "POST", lab.request("ping", id=3))
+    lab.http(url, "GET", headers={"Accept": "text/event-stream"})
+    lab.http(url, "DELETE", headers=session)
+
+# %% [markdown] id=try-post-expected
+# `lab.serve_http` runs your file as the checks do, in a process of its own, and `lab.http` prints
+# each request and its response as they go over the wire. Expect, in order: 200 with the
+# initialize result and an `Mcp-Session-Id`; 202 with `Content-Length: 0`; 200 with
+# `{"jsonrpc":"2.0","id":2,"result":{}}`; 400 for the ping without a session; 405 with
+# `Allow: POST, DELETE`; 204. Last, your server's log lines (stderr).
+
+# %% test id=test_post points=3
+# POST: requests answered 200 with JSON, a notification and a response 202, a broken body 400, GET 405.
+# Hidden when graded: other ids, other tool calls.
+lab.check("test_post")
+
+# %% test id=test_sessions points=3
+# Mcp-Session-Id issued at initialize, then required (400, 404, DELETE), one Server each; the
+# MCP-Protocol-Version header (400 for a revision not supported).
+# Hidden when graded: other session ids, revisions and versions.
+lab.check("test_sessions")
+
+# %% [markdown] id=origin
+# ## 3. Origin: a web page is not your client
+#
+# A server on `127.0.0.1` looks private: nothing outside the machine reaches it. But the user's
+# browser is on the machine, and any web page it shows can send HTTP requests. The browser guards
+# against that by the origin of the page, and an attack called *DNS rebinding* gets around the
+# guard. A page on `evil.example` makes its own name resolve to `127.0.0.1`. To the browser, the
+# page then talks to its own origin, and the requests land on your server. One thing gives it
+# away: the browser marks every such request with the page's origin, `Origin: http://evil.example`.
+# The spec turns that into a MUST (Transports > Streamable HTTP > Security Warning):
+#
+# > Servers **MUST** validate the `Origin` header on all incoming connections to prevent DNS
+# > rebinding attacks
+# >   - If the `Origin` header is present and invalid, servers **MUST** respond with HTTP 403
+# >     Forbidden. The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
+# >     `id`
+#
+# > When running locally, servers **SHOULD** bind only to localhost (127.0.0.1) rather than all
+# > network interfaces (0.0.0.0)
+#
+# Which origins are valid is the server's call. For a server on this machine: pages served from
+# this machine, `http://localhost:6274` (the MCP Inspector's own page), `http://127.0.0.1:8080`,
+# `http://[::1]:3000`. A request without `Origin` does not come from a browser (the SDK, the
+# Inspector's CLI, curl) and is not refused for it.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Origin: http://evil.example
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 403 Forbidden
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden: requests from origin http://evil.example are not accepted (only this machine's)"}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Origin: http://localhost:6274
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25",...}}
+# ```
+#
+# Compare the host name, not the text: `http://localhost.evil.example` contains `localhost`, and
+# is a page on `evil.example`. `urlsplit(origin).hostname` is the name alone (without brackets for
+# `[::1]`), and a port that is not a number raises `ValueError` when you read `.port`. An origin
+# of `null` (a page opened from a file, a sandboxed frame) is no host at all: refuse it.
+#
+# The same attack shows in the `Host` header (the rebinding page's requests carry
+# `Host: evil.example:8000`), so the reference server also refuses a Host that is not a loopback
+# name, with 421. The checks ask only for the Origin.
+#
+# ### Your turn: `origin_allowed` and `refuse_origin`
+#
+# `origin_allowed(origin)`: `True` only for an `http` or `https` origin whose host is one of
+# `LOOPBACK`, with any port (or none). `refuse_origin(origin)`: if the origin is allowed, `False`;
+# else 403 (`self.fail`) and `True`. `admitted()` calls it for every request that has an `Origin`,
+# before anything else: a refused initialize must begin no session.
+
+# %% id=try-origin
+with lab.serve_http("mcp_http") as url:
+    print(origin_allowed("http://localhost:6274"), origin_allowed("http://localhost.evil.example"))
+    lab.http(url, "POST", lab.initialize(id=1), {"Origin": "http://evil.example"})
+
+# %% [markdown] id=try-origin-expected
+# Expect `True False`, then a 403 whose body is a JSON-RPC error with `"id":null`, and no
+# `Mcp-Session-Id`.
+
+# %% test id=test_origin points=3
+# Origin: 403 for a foreign one (POST, GET, DELETE; on initialize and in a session); loopback
+# origins and none served.
+# Hidden when graded: other origins, other ports.
+lab.check("test_origin")
+
+# %% [markdown] id=sse
+# ## 4. SSE: when the client wants a stream
+#
+# A POST's response may also be a *stream*: Server-Sent Events, `Content-Type: text/event-stream`.
+# It lets a server send messages while it works on a request (progress, a question back to the
+# client) and the response at the end. An SSE stream is UTF-8 text, a series of events; each event
+# is a few `field: value` lines and ends with a **blank line**. An MCP message travels as one
+# event of type `message`, its JSON on a `data:` line:
+#
+# ```text
+# event: message
+# data: {"jsonrpc":"2.0","id":2,"result":{}}
+#
+# ```
+#
+# A client (the browser's `EventSource`, the SDK) acts on an event only when the blank line comes.
+# Text after the last blank line is an event not finished yet, and when the stream ends there,
+# the client drops it (WHATWG HTML, Server-sent events). JSON with a raw newline inside would be
+# cut into lines that are not `data:` fields, so the data is compact JSON on one line, which JSON
+# allows: a newline inside a string is written `\n`.
+#
+# The spec on a POST answered with a stream (Transports > Sending Messages to the Server):
+#
+# > The SSE stream **SHOULD** eventually include a JSON-RPC _response_ for the JSON-RPC _request_
+# > sent in the POST body.
+#
+# > After the JSON-RPC _response_ has been sent, the server **SHOULD** terminate the SSE stream.
+#
+# This server has nothing to send before its response, so a stream of one event, ended at once,
+# is all it needs. It sends one only to a client that accepts nothing else; a client that lists
+# both gets JSON (the spec requires clients to take both). The reference ends its stream by
+# closing the connection; yours may give it a `Content-Length` instead, since the whole stream is
+# known before it is sent:
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: text/event-stream
+# Cache-Control: no-cache
+#
+# event: message
+# data: {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
+# ```
+#
+# ### Your turn: `sse_event` and `send_sse`
+#
+# `sse_event(message)`: the bytes of one event, `event: message`, then `data: ` and the message as
+# compact JSON (`encode(message)`), then the blank line. `send_sse(reply, headers)`: a 200 with
+# `Content-Type: text/event-stream` whose body is that one event, with `Cache-Control: no-cache`
+# (no proxy may keep a stream) and `headers`.
+
+# %% id=try-sse
+print(sse_event({"jsonrpc": "2.0", "id": 2, "result": {"text": "two\nlines"}}))
+with lab.serve_http("mcp_http") as url:
+    lab.http(url, "POST", lab.initialize(id=1), {"Accept": "text/event-stream"})
+
+# %% [markdown] id=try-sse-expected
+# Expect `b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"text":"two\\nlines"}}\n\n'`:
+# the newline inside the text is the two characters `\n` on the data line. Then a 200 with
+# `Content-Type: text/event-stream` and the initialize result as one event.
+
+# %% test id=test_sse points=2
+# Sse_event: one event per message; a client that accepts only SSE gets its response in a
+# well-formed stream.
+# Hidden when graded: other messages, other requests.
+lab.check("test_sse")
+
+# %% [markdown] id=auth
+# ## 5. Who may call: a bearer token, and what OAuth adds
+#
+# The Origin check stops web pages. It does not stop another program on the machine, or anyone
+# on the network once the server listens beyond `127.0.0.1`. The spec's security warning ends:
+#
+# > Servers **SHOULD** implement proper authentication for all connections
+#
+# MCP's answer for HTTP is its Authorization chapter (MCP 2025-11-25, Basic > Authorization). It is
+# **OPTIONAL**, and it is OAuth 2.1: the MCP server is a *resource server* that accepts access
+# tokens, and an *authorization server* (the company's login, say) issues them. Whatever issues a
+# token, the request carries it the same way (Authorization > Access Token Usage):
+#
+# > MCP client **MUST** use the Authorization request header field defined in OAuth 2.1 Section
+# > 5.1.1: `Authorization: Bearer <access-token>`
+#
+# > Note that authorization **MUST** be included in every HTTP request from client to server,
+# > even if they are part of the same logical session.
+#
+# > Invalid or expired tokens **MUST** receive a HTTP 401 response.
+#
+# And HTTP itself (RFC 9110, 401 Unauthorized): the server **MUST** send a `WWW-Authenticate`
+# header with a 401, the *challenge* that says which scheme to use. Here, `Bearer`; RFC 6750 adds
+# `error="invalid_token"` when a token came and was wrong.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000 --auth-token s3cret
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 401 Unauthorized
+# WWW-Authenticate: Bearer realm="mcp-lab"
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send Authorization: Bearer TOKEN"}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Authorization: Bearer guess
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 401 Unauthorized
+# WWW-Authenticate: Bearer realm="mcp-lab", error="invalid_token", ...
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Authorization: Bearer s3cret
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25",...}}
+# ```
+#
+# **What OAuth adds.** In the spec's flow the 401's challenge also names a *resource metadata*
+# document (`WWW-Authenticate: Bearer resource_metadata="https://.../.well-known/oauth-protected-resource"`,
+# RFC 9728). The client reads it, finds the authorization server, registers, sends the user to log
+# in and consent, and gets a token made for this server alone: the spec says servers **MUST**
+# validate that tokens were issued for them as the intended audience (RFC 8707), and **MUST NOT**
+# accept or pass on any other. That token names a user, carries *scopes* (too few: 403 with
+# `error="insufficient_scope"`), expires soon, and can be revoked, one client at a time.
+#
+# **What a static token gives, and what it does not.** This stage's token is one shared secret,
+# given to the server when it starts and to each client by hand. It gives one thing: whoever does
+# not hold it is refused, on every request. It does not say *who* called (every holder is the
+# same caller, so the audit of stage 11 can name only the client's own claim in `clientInfo`), it
+# has no scopes (a holder may call every tool), it never expires and cannot be taken back from one
+# client without changing it for all. It travels in clear text over plain HTTP, so beyond this
+# machine it needs HTTPS, as OAuth's tokens do. And a client that follows the spec, given a 401,
+# starts OAuth discovery: it must be handed the token instead (the Inspector's `--header`).
+#
+# Compare the token in constant time: `==` stops at the first byte that differs, so the time a
+# refusal takes tells an attacker how much of a guess was right. `hmac.compare_digest(a, b)` takes
+# the same time wherever they differ.
+#
+# ### Your turn: `token_ok` and `refuse_unauthorized`
+#
+# `token_ok(authorization, token)`: `True` only for `Bearer` (any case: HTTP schemes are
+# case-insensitive), a space, and exactly the token; compare with `hmac.compare_digest` on bytes.
+# `refuse_unauthorized(token)`: if the request's `Authorization` carries it, `False`; else 401 with
+# `WWW-Authenticate: Bearer realm="shop"` (and `, error="invalid_token"` when a header came) and
+# `True`. `admitted()` calls it for every request when the server has a token.
+
+# %% id=try-auth
+with lab.serve_http("mcp_http", token="s3cret") as url:
+    lab.http(url, "POST", lab.initialize(id=1))
+    lab.http(url, "POST", lab.initialize(id=2), {"Authorization": "Bearer s3cret"})
+
+# %% [markdown] id=try-auth-expected
+# Expect a 401 with `WWW-Authenticate: Bearer realm="shop"`, then a 200 with the initialize result
+# and a session id.
+
+# %% test id=test_auth points=2
+# The bearer token: 401 with WWW-Authenticate without it, with another, a prefix of it, Basic; served
+# with it, and needed on every request.
+# Hidden when graded: another token, other wrong ones.
+lab.check("test_auth")
+
+# %% [markdown] id=whole
+# ## 6. The whole server, with real clients
+#
+# Your transport is complete. Start it from a terminal in this folder, with a token of your own:
+#
+# ```sh
+# ../../.venv/bin/python mcp_http.py 127.0.0.1:8000 s3cret
+# ```
+#
+# and, from another terminal, point the checker at it. It runs every check that applies over
+# HTTP, plus the transport's own (sessions, the revision header, Origin, 202, content types, SSE,
+# and, with the header, the token):
+#
+# ```sh
+# .venv/bin/mcp-lab check --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer s3cret'
+# ```
+#
+# The official Python SDK's client reaches it through its Streamable HTTP transport, with the
+# token on an `httpx2` client:
+#
+# ```python
+# async with (
+#     httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http,
+#     streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http) as (read, write),
+#     ClientSession(read, write) as client,
+# ):
+#     await client.initialize()
+#     print(await client.call_tool("count_orders", {"status": "paid"}))
+# ```
+#
+# And the MCP Inspector's CLI, over HTTP:
+#
+# ```sh
+# npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8000/mcp \
+#     --header 'Authorization: Bearer s3cret' --method tools/list
+# ```
+#
+# The three cells below do the same, each on a fresh copy of your server with a token.
+
+# %% test id=test_mcp_lab_check points=3
+# Mcp-lab check --url on your server, with its token: no check fails.
+# Hidden when graded: another token, and sessions in three revisions with other tool calls.
+lab.check("test_mcp_lab_check")
+
+# %% test id=test_sdk_client points=2
+# The official MCP SDK's Streamable HTTP client, with the token, lists your tools and calls two.
+# Hidden when graded: another token, other calls.
+lab.check("test_sdk_client")
+
+# %% test id=test_inspector points=2
+# The MCP Inspector's CLI over HTTP, with the token, lists your tools and calls one.
+# Hidden when graded: another token, another call.
+lab.check("test_inspector")
+
+# %% [markdown] id=recall
+# ## Recall
+#
+# 1. On stdio a notification got no reply at all. What does it get over HTTP, and why can it not
+#    get nothing?
+# 2. Why must a session id be unguessable? What could someone do with yours?
+# 3. A page on `evil.example` reaches your server on `127.0.0.1`. How, and which header gives it
+#    away? Why is `"localhost" in origin` the wrong test?
+# 4. Why must an SSE event end with a blank line, and why is its JSON on one line?
+# 5. Your server has a static token. Name two things an OAuth access token would tell it that the
+#    static one cannot.
+
+# %% [markdown] id=end
+# ## What you have now
+#
+# The shop's server on both of MCP's transports: a pipe for the host that starts it, and an HTTP
+# endpoint for any client that holds the token, that keeps sessions apart, refuses web pages from
+# elsewhere, and streams when asked. The messages never changed: the dispatcher you built in
+# stages 01 to 05 answered all of them.
