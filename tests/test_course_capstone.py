@@ -129,8 +129,8 @@ HIDES_THE_NAME = edit(
 @pytest.mark.parametrize(
     ("text", "failure", "flagged"),
     [
-        # Stage 05's runtime lends reference.server to shop_server.py: flags.scan has no word for this import.
-        (IMPORTS_THE_KEY, "own-server", set()),
+        # Stage 05's runtime lends reference.server to shop_server.py, never to my_server.py.
+        (IMPORTS_THE_KEY, "own-server", {"answer-key"}),
         (RUNS_THE_KEY, "own-server", {"answer-key"}),
         (IMPORTS_IT_BY_NAME, "own-server", {"answer-key", "dynamic-code"}),
         # The name built at run time: the text check cannot see it; the copy's own reference package refuses it.

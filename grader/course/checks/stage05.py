@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.checker.probe import Probe
 from reference.catalog import STATUSES, TOOLS
 from reference.database import ensure_default, open_readonly
 from reference.lifecycle import LATEST
@@ -286,6 +287,9 @@ def check_crash_path(work: Work) -> None:
                 )
             ping = request("ping")
             server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "stdout-json-lines")
+            # A traceback printed to stdout sits in its buffer until the process exits: it breaks the
+            # stream then, at the host's last read.
+            server.expect_exit()
 
 
 def _digest(path: Any) -> str:
@@ -490,7 +494,12 @@ def check_own_sdk(argv: list[str], calls: list[Call]) -> None:
 # -- The MCP Inspector's CLI ------------------------------------------------------------------------
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"  # pinned, as bench/install_corpus.sh installs it
 INSPECTOR_BIN = Path(__file__).resolve().parents[3] / "build/corpus/npm/node_modules/.bin/mcp-inspector"
-INSPECTOR_TIMEOUT = 20.0  # seconds for one run of the installed Inspector (about one; it gives up at 10)
+# Seconds for one run of the installed Inspector (about one when quiet). It is run only on a server
+# that has just answered initialize, so a generous bound costs a mute server nothing, and a busy
+# machine (a class graded four cells at a time) never turns Node.js's start-up into a verdict.
+INSPECTOR_TIMEOUT = 45.0
+INSPECTOR_CONNECT_MS = "30000"
+ANSWER_WITHIN = 10.0  # seconds for the server's reply to initialize before the Inspector is run
 NPX_TIMEOUT = 75.0  # seconds with npx, whose first run downloads the Inspector (about 20 s)
 
 
@@ -537,7 +546,8 @@ def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
     inspector, limit = inspector_command(work)
     shown = " ".join(["mcp-inspector --cli python3 my_server.py", *method])
     # Its options first, then "--": the server's command may hold words that look like options (bwrap's).
-    command = [*inspector, "--cli", "--format", "json", "-q", "--connect-timeout", "10000", *method, "--", *argv]
+    options = ["--cli", "--format", "json", "-q", "--connect-timeout", INSPECTOR_CONNECT_MS]
+    command = [*inspector, *options, *method, "--", *argv]
     try:
         child = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
@@ -570,6 +580,18 @@ def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
 
 def check_inspector(work: Work, argv: list[str], calls: list[Call]) -> None:
     """The Inspector's CLI lists the four tools and makes ``calls``: the answers are the reference's."""
+    # A server that cannot answer initialize fails here, in seconds, not after the Inspector's wait.
+    # Lines that are not its reply are passed over, as the Inspector passes them: they cost the
+    # other cells, not this one.
+    init = initialize(LATEST)
+    with Probe(argv, timeout=ANSWER_WITHIN) as probe:
+        if probe.exchange(init).message is None:
+            raise Failure(
+                "initialize-result",
+                f"your server did not answer initialize within {ANSWER_WITHIN:.0f} s, so the Inspector cannot either",
+                sent=show(init),
+                stderr=probe.stderr_tail(),
+            )
     listed = run_inspector(work, argv, ["--method", "tools/list"])
     tools = listed.get("tools") if isinstance(listed, dict) else None
     names = sorted(str(t.get("name")) for t in tools if isinstance(t, dict)) if isinstance(tools, list) else None
