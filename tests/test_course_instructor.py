@@ -2,7 +2,8 @@
 
 The README's ```sh block under "For instructors" is cut at its comment about collecting work: the
 part before runs, then two learners hand in (one with the solutions, one with the release as it
-came), then the rest runs. The export must show full marks and zero.
+came; a third is on the roster and hands nothing in), then the rest runs. The table must show the
+three, and the export full marks and zero.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def test_the_readme_instructor_example_runs(tmp_path: Path) -> None:
     # `cd` is in the first half: the second half starts where the first one ended.
     done = run_script([f"cd {course}", f"export OLDPWD={ROOT}", *after], course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    table = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()}
+    assert table["ada"].split()[1:3] == [str(stage.points()), str(stage.points())], table["ada"]
+    # carol is on the roster and handed nothing in: a row of her own, not a silent gap or a graded 0.
+    assert table["carol"].split()[1] == "-" and "not-submitted" in table["carol"], table["carol"]
     assert (course / "feedback" / "ada" / STAGE / f"{STAGE}.html").is_file()
     with open(course / "grades.csv", encoding="utf-8") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle) if row["assignment"] == STAGE}

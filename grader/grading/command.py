@@ -10,7 +10,8 @@ and with the submissions in ``submitted/STUDENT/STAGE/``:
    notebook is never run: see :mod:`grader.grading.nbhook`), so ``generate_feedback`` and
    ``export`` work as before;
 3. a table per student: score, maximum, and flags (:mod:`grader.grading.flags`); the same as JSON
-   in ``grading/STAGE/summary.json``.
+   in ``grading/STAGE/summary.json``. A student on the gradebook's roster who handed nothing in
+   has a row too: "not submitted", distinct from a 0 and from "grading failed".
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Row:
     max_score: float = 0.0
     flags: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
-    status: str = "graded"  # "graded", "grading failed"
+    status: str = "graded"  # "graded", "grading failed", "not submitted"
 
 
 class GradeError(Exception):
@@ -139,6 +140,8 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             log = (result.get("log") or "").strip().splitlines()
             rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
     _read_gradebook(course, stage, rows, verdicts)
+    if only is None:
+        _absent(course, stage, rows)
     release = course / "release" / stage
     blank = Submission.read("", stage[:2], release, f"{stage}.ipynb").digest()
     _copies(verdicts, rows, blank)
@@ -186,6 +189,20 @@ def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: di
                 row.status = "grading failed"
 
 
+def _absent(course: Path, stage: str, rows: dict[str, Row]) -> None:
+    """A row for each student on the gradebook's roster who handed nothing in: "not submitted", never a
+    silent gap or a plain 0 that looks graded."""
+    from nbgrader.api import Gradebook
+
+    maximum = sum(graded_cells(course, stage).values())
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        roster = sorted(s.id for s in gradebook.students)
+    for student in roster:
+        if student not in rows:
+            why = flags.Flag("not-submitted", f"nothing in submitted/{student}/{stage}/").as_dict()
+            rows[student] = Row(student, max_score=maximum, flags=[why], status="not submitted")
+
+
 def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row], blank: str) -> None:
     """Flag submissions whose graded files are identical to another student's (the release's own aside)."""
     by_digest: dict[str, list[str]] = {}
@@ -204,7 +221,9 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
     lines.append(f"{'student':<{width}}  {'score':>7}  {'max':>5}  {'secs':>6}  flags")
     for row in rows:
         shown = "; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-"
-        score = "FAILED" if row.status == "grading failed" and not row.score else f"{row.score:g}"
+        score = f"{row.score:g}"
+        if row.status != "graded" and not row.score:
+            score = "FAILED" if row.status == "grading failed" else "-"
         lines.append(f"{row.student:<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}")
     kinds = sorted({f["kind"] for r in rows for f in r.flags})
     if kinds:
