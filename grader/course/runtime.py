@@ -17,6 +17,8 @@ path, which holds
     ['errors', 'framing']
     >>> plan("01").shims
     {'framing': 'framing'}
+    >>> plan("11").shims, "resources" in plan("11").may_import, "writes" in plan("11").may_import
+    ({'writes': 'writes', 'audit': 'audit'}, True, False)
 
 The same runtime serves the learner's notebook (their own machine, no sandbox) and grading (inside
 the sandbox), so a check passes or fails alike in both.
@@ -95,6 +97,10 @@ PLANS: dict[str, Plan] = {
         {},
         frozenset({"errors", "schema", "database", "catalog", "tools", "shop"}),
     ),
+    # The advanced track: the course's server serves the learner's resources and prompts (10), runs
+    # the learner's write tools and audit (11); the answer key of each stands in as the learner's.
+    "10": Plan(frozenset(), {"resources": "resources", "prompts": "prompts"}, _before("10")),
+    "11": Plan(frozenset(), {"writes": "writes", "audit": "audit"}, _before("11")),
     # Streamable HTTP (12): the learner's transport in front of the course's dispatcher (reference.server,
     # one Server per session); the reference's transport is not there to call.
     "12": Plan(frozenset({"streamable_http", "http_guard", "sse"}), {}, _before("12")),

@@ -163,10 +163,11 @@ class Work:
         program, in its own folder, under the guard."""
         return self.command([*self.python(), self._lab("run.py"), self.inside(path), *args], env)
 
-    def host(self, piece: str) -> list[str]:
-        """The command that runs the course's server with the learner's ``piece`` in it."""
+    def host(self, piece: str, *options: str) -> list[str]:
+        """The command that runs the course's server with the learner's ``piece`` in it (``options``:
+        ``mcp-lab serve``'s, for a piece that takes them, with paths as the learner's processes see them)."""
         self.file(piece)
-        return self.command([*self.python(), self._lab("host.py"), piece, self.runner.inside(self.folder)])
+        return self.command([*self.python(), self._lab("host.py"), piece, self.runner.inside(self.folder), *options])
 
     def peer(self, name: str, *args: str) -> list[str]:
         """A peer server's command *as the learner's code sees it* (to hand to their code)."""

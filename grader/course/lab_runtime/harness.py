@@ -32,6 +32,17 @@ from typing import Any
 from lab_runtime import guard, wire
 
 
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is plain JSON data a check may read (an RpcError's ``code``, its ``data``)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return True
+    if depth >= 4 or not isinstance(value, dict | list) or len(value) > 20:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+    return all(_plain(v, depth + 1) for v in value)
+
+
 class Harness:
     def __init__(self, folder: str) -> None:
         self.folder = os.path.realpath(folder)
@@ -122,7 +133,7 @@ class Harness:
                 value = getattr(exc, name)
             except Exception:
                 continue
-            if value is None or isinstance(value, bool | int | float | str):
+            if _plain(value):
                 fields[name] = value
         return {
             "kinds": kinds,

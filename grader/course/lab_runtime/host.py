@@ -7,6 +7,8 @@ cost points here; the stage's runtime holds no answer key for the piece itself:
     python -S host.py framing FOLDER    # stage 01: the runtime's reference.framing is FOLDER/framing.py
     python -S host.py messages FOLDER   # stage 02: handle_line(line, methods) of messages.py answers every line
     python -S host.py tool_list FOLDER  # stage 04: list_tools(params) of tool_list.py answers tools/list
+    python -S host.py shop_resources FOLDER   # stage 10: the server's resources and prompts are the learner's
+    python -S host.py shop_writes FOLDER --allow-writes --db COPY   # stage 11: their write tools and audit
 
 Run with the stage's runtime as the import path; FOLDER (the learner's) comes first on it. The
 guard is in place before the learner's code is imported. Usage errors are one line on stderr and exit status 2.
@@ -26,7 +28,16 @@ PIECES = {
     "framing": ("encode", "decode", "read_frame", "write_frame"),
     "messages": ("handle_line",),
     "tool_list": ("all_tools", "list_tools"),
+    "shop_resources": ("list_resources", "list_templates", "read_resource"),
+    "shop_writes": ("write_tools", "writable_copy", "call_write"),
 }
+# The learner's other modules a piece's server runs with, and what each must define.
+ALSO = {
+    "shop_resources": {"shop_prompts": ("list_prompts", "get_prompt")},
+    "shop_writes": {"shop_audit": ("summary", "record")},
+}
+# Pieces whose server takes the options of `mcp-lab serve` after FOLDER (--allow-writes, --db FILE).
+WITH_OPTIONS = ("shop_writes",)
 
 
 def log(message: str) -> None:
@@ -100,26 +111,53 @@ def tool_list() -> int:
     return server.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
+def shop_resources(options: list[str]) -> int:
+    """The reference server as it is: in stage 10's runtime its resources and prompts *are* the
+    learner's shop_resources.py and shop_prompts.py (the shims)."""
+    from reference.server import make_server
+
+    return make_server().serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+def shop_writes(options: list[str]) -> int:
+    """``mcp-lab serve OPTIONS``, in stage 11's runtime: its write tools and their audit are the
+    learner's shop_writes.py and shop_audit.py (the shims)."""
+    from reference.server import main as serve
+
+    return serve(options)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] not in PIECES:
-        print(f"usage: python -S host.py {{{','.join(PIECES)}}} FOLDER", file=sys.stderr)
+    if len(args) < 2 or args[0] not in PIECES or (len(args) > 2 and args[0] not in WITH_OPTIONS):
+        print(f"usage: python -S host.py {{{','.join(PIECES)}}} FOLDER [OPTIONS]", file=sys.stderr)
         return 2
+    piece, options = args[0], args[2:]
     folder = os.path.realpath(args[1])
-    if not os.path.isfile(os.path.join(folder, f"{args[0]}.py")):
-        print(f"course host: there is no {args[0]}.py in {folder}", file=sys.stderr)
-        return 2
+    needed = {piece: PIECES[piece], **ALSO.get(piece, {})}
+    for name in needed:
+        if not os.path.isfile(os.path.join(folder, f"{name}.py")):
+            print(f"course host: there is no {name}.py in {folder}", file=sys.stderr)
+            return 2
     sys.path[0] = folder  # the learner's folder first, as for `python FILE`
     os.chdir(folder)
     guard.install(folder)
-    learner = importlib.import_module(args[0])
-    missing = [name for name in PIECES[args[0]] if not callable(getattr(learner, name, None))]
-    if missing:
-        print(f"course host: {args[0]}.py defines no {', '.join(missing)}", file=sys.stderr)
-        return 2
-    log(f"the course's server with your {args[0]}.py in it")
+    for name, functions in needed.items():
+        learner = importlib.import_module(name)
+        missing = [function for function in functions if not callable(getattr(learner, function, None))]
+        if missing:
+            print(f"course host: {name}.py defines no {', '.join(missing)}", file=sys.stderr)
+            return 2
+    log(f"the course's server with your {', '.join(f'{name}.py' for name in needed)} in it")
+    runs = {
+        "framing": framing,
+        "messages": messages,
+        "tool_list": tool_list,
+        "shop_resources": lambda: shop_resources(options),
+        "shop_writes": lambda: shop_writes(options),
+    }
     try:
-        return {"framing": framing, "messages": messages, "tool_list": tool_list}[args[0]]()
+        return runs[piece]()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
