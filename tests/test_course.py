@@ -239,3 +239,19 @@ def test_the_readme_failure_example_is_a_real_failure(tmp_path: Path) -> None:
     shown = re.search(r"```text\n(Failure  id-echo.*?)```", readme, flags=re.S)
     assert shown, "README.md shows a failure message"
     assert shown.group(1).removeprefix("Failure  ").rstrip("\n") == caught.value.text()
+
+
+def test_validate_shows_every_rule_and_fix_whole() -> None:
+    """nbgrader's Validate cuts a long line of a failed cell's output ("..."): every rule and fix a
+    learner can meet is wrapped below its limit (the summary and the frames stay one line each)."""
+    from nbgrader.validator import Validator
+
+    from grader.checker.catalogue import CATALOGUE
+
+    validator = Validator()
+    room = validator.width - 3  # _indent cuts a line longer than this, indent included
+    for check in [*CATALOGUE, *expect.LESSON_RULES]:
+        text = expect.Failure(check, "a summary", hint="a hint " * 20).text()
+        prose = text.splitlines()[1:]
+        cut = [line for line in prose if len(validator.indent + line) > room]
+        assert not cut, f"{check}: Validate would cut {cut}"

@@ -14,6 +14,7 @@ course's own code (and so not the hidden test that raised it).
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,9 @@ class Failure(AssertionError):
         super().__init__(self.text())
 
     def text(self) -> str:
+        # The rule, the fix and other prose are wrapped to WIDTH under their label: nbgrader's
+        # Validate cuts longer lines ("..."), and the fix is the line a learner must read whole.
+        # The summary and the frames (sent, expected, received) stay one line each.
         lines = [f"{self.check}: {self.summary}"]
         for key in ("sent", "expected", "received"):
             if key in self.details:
@@ -204,12 +208,12 @@ class Failure(AssertionError):
                     lines.append(f"  {label:<10}{item if isinstance(item, str) else show(item)}")
         for key, value in self.details.items():
             if key not in ("sent", "expected", "received", "stderr"):
-                lines.append(f"  {key + ':':<10}{value}")
+                lines.extend(_labelled(key, str(value)))
         rule, fix = rule_and_fix(self.check)
         if rule:
-            lines.append(f"  rule:     {rule}")
+            lines.extend(_labelled("rule", rule))
         if fix:
-            lines.append(f"  fix:      {fix}")
+            lines.extend(_labelled("fix", fix))
         stderr = self.details.get("stderr")
         if stderr:
             lines.append("  stderr (last lines):")
@@ -223,6 +227,18 @@ class Failure(AssertionError):
         # IPython calls this instead of printing a traceback: the learner sees the lesson only.
         first, *rest = self.text().splitlines()
         return [f"\x1b[31mFailure\x1b[0m  {first}", *rest]
+
+
+WIDTH = 82  # nbgrader's Validate shows 83 characters of a line (90, less its indent and "...")
+
+
+def _labelled(label: str, text: str) -> list[str]:
+    """``  label:   text``, wrapped to :data:`WIDTH` under the text's first column."""
+    first = f"  {label + ':':<10}"
+    wrapped = textwrap.wrap(
+        text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first), break_on_hyphens=False
+    )
+    return wrapped or [first.rstrip()]
 
 
 def rule_and_fix(check: str) -> tuple[str, str]:
