@@ -225,6 +225,50 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ("stdin=subprocess.DEVNULL, capture_output", "capture_output"),
         {"test_run_quietly"},
     ),
+    (
+        "12-streamable-http",
+        "a notification answered 200 with a body",
+        (
+            "        if reply is None:  # a notification or a response: accepted, nothing to say\n"
+            "            self.reply(202, headers=headers)\n"
+            "        elif isinstance",
+            "        if isinstance",
+        ),
+        {"test_post", "test_mcp_lab_check"},
+    ),
+    (
+        "12-streamable-http",
+        "an unknown session id served as a new session",
+        (
+            "            server = self.server.sessions.get(session_id)\n",
+            '            server = self.server.sessions.get(session_id) or self.server.shop.server("http")\n',
+        ),
+        {"test_sessions", "test_mcp_lab_check"},
+    ),
+    (
+        "12-streamable-http",
+        "Origin checked as text, not by host name",
+        (
+            '    return parts.scheme in ("http", "https") and parts.hostname in LOOPBACK\n',
+            '    return "localhost" in origin or "127.0.0.1" in origin or "[::1]" in origin\n',
+        ),
+        {"test_origin"},  # the checker's foreign origin is caught; http://localhost.evil.example is not
+    ),
+    (
+        "12-streamable-http",
+        "a 401 without WWW-Authenticate",
+        (
+            '"Unauthorized: send Authorization: Bearer TOKEN", {"WWW-Authenticate": challenge})',
+            '"Unauthorized: send Authorization: Bearer TOKEN")',
+        ),
+        {"test_auth", "test_mcp_lab_check"},
+    ),
+    (
+        "12-streamable-http",
+        "an SSE event without its blank line",
+        ('encode(message) + b"\\n\\n"\n', 'encode(message) + b"\\n"\n'),
+        {"test_sse", "test_mcp_lab_check"},
+    ),
 ]
 
 # The clinic's answers are data and files: its bug rows change those (stage, name, change, cells that must lose).
@@ -252,6 +296,11 @@ HANGS: dict[str, tuple[str, str]] = {
     "07-stdout-hygiene": (
         "    return server.serve(sys.stdin.buffer, protocol)\n",
         "    import time\n\n    time.sleep(3600)\n",
+    ),
+    # A POST that is never answered (GET and DELETE still are): every request of every cell waits.
+    "12-streamable-http": (
+        "        body = self.read_body()\n",
+        "        import time\n\n        time.sleep(3600)\n        body = self.read_body()\n",
     ),
 }
 HANG_BUDGET = 60.0  # seconds for a whole grading of a hanging submission

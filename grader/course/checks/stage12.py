@@ -565,9 +565,10 @@ def run_inspector(work: Work, bridge: HttpBridge, token: str, method: list[str])
     finally:
         _kill_group(child)
     found = _json(out.decode("utf-8", "replace").strip())
-    if child.returncode == 0 and isinstance(found, dict) and "result" in found:
-        return found["result"]
     stderr = err.decode("utf-8", "replace")
+    # A tool result with isError: true is printed too, and the CLI then exits 5 ("tool_is_error").
+    if isinstance(found, dict) and "result" in found and (child.returncode == 0 or TOOL_IS_ERROR in stderr):
+        return found["result"]
     text = _envelope_error(stderr)
     if text is None:  # the Inspector itself did not run (a Node.js too old, a broken install)
         raise _unavailable(work, f"the MCP Inspector failed (exit status {child.returncode})", stderr=stderr)
@@ -576,6 +577,9 @@ def run_inspector(work: Work, bridge: HttpBridge, token: str, method: list[str])
         raise Failure("http-client", f"{stub} is not written yet (it raises NotImplementedError)")
     summary = f"the MCP Inspector could not use your server: {' '.join(text.split())[:300]}"
     raise Failure("http-client", summary, sent=shown, stderr=bridge.stderr_tail())
+
+
+TOOL_IS_ERROR = '"code":"tool_is_error"'  # the Inspector CLI's error envelope for a result with isError
 
 
 def check_inspector(work: Work, bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
