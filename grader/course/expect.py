@@ -127,6 +127,75 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
         "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
     ),
+    # Stage 10: resources and prompts.
+    "resource-template": (
+        "RFC 6570 level 1, as MCP 2025-11-25 Resources > Resource Templates uses it: {name} stands for one "
+        "percent-encoded value, so a value is one path segment (letters, digits, - . _ ~ and %XX), never a /",
+        "build a pattern from the template: re.escape for the fixed parts, (?P<name>[A-Za-z0-9._~%-]+) for each "
+        "{name}; re.fullmatch the URI; unquote each value; None when it does not match",
+    ),
+    "resource-not-found": (
+        "MCP 2025-11-25, Resources > Error Handling (SHOULD, and the course holds you to it): resource not found "
+        "is -32002, with the URI in data; Security Considerations: servers MUST validate all resource URIs",
+        "read only the URIs the server writes itself (digits with no leading 0, expand(template, ...) == uri); "
+        'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})',
+    ),
+    "prompt-arguments": (
+        "MCP 2025-11-25, Prompts > Error Handling (SHOULD): an invalid prompt name and missing required arguments "
+        "are -32602 (Invalid params); prompt arguments are an object of strings (schema.ts GetPromptRequestParams)",
+        "find the prompt by name, take absent or null arguments as {}, then refuse (RpcError(INVALID_PARAMS, ...)) "
+        "what is not an object, a name it does not declare, a value that is not a string, a required one missing",
+    ),
+    # Stage 11: audited writes.
+    "audit-redaction": (
+        "the audit keeps what identifies an attempt, never what users wrote: ids, numbers, booleans and text "
+        "of at most 40 characters are kept; a longer text is stored as its length only",
+        'summary(arguments): a string longer than SHORT becomes f"<text, {len(value)} chars>", a list '
+        'f"<array, {len(value)} items>", an object f"<object, {len(value)} members>"; anything else is kept',
+    ),
+    "audit-record": (
+        "every attempt is written to audit_log in a transaction of its own, committed whatever the write did; "
+        "an audit that cannot be written never changes what the client is told (it is one line on stderr)",
+        "connect with mode=rw (never create a file) and isolation_level=None, CREATE TABLE IF NOT EXISTS, one "
+        "INSERT of the summary as JSON, commit; catch sqlite3.Error: one line to stderr, return False",
+    ),
+    "write-annotations": (
+        "MCP 2025-11-25, schema.ts ToolAnnotations: readOnlyHint (default false), destructiveHint (default "
+        "true), idempotentHint (default false), openWorldHint (default true); a host reads them to decide what "
+        "to ask its user (as untrusted hints)",
+        "spell out all four: cancel_order is not read-only, destructive, idempotent, closed-world; "
+        "add_order_note is not read-only, not destructive, not idempotent, closed-world",
+    ),
+    "writable-copy": (
+        "the course's database is never written: write tools run only on a copy given with --db, a file that "
+        "exists and is not the course's database, compared as files (one file has many spellings)",
+        "return a reason for None, for a path that is not a file, and for one that os.path.samefile finds is "
+        "reference.database.default_path(); return None for any other existing file",
+    ),
+    "write-transaction": (
+        "SQLite in autocommit mode (isolation_level=None): each statement commits at once, and `with conn:` "
+        "begins nothing; a write of several statements is BEGIN IMMEDIATE ... COMMIT, ROLLBACK on any failure",
+        "transaction(conn): conn.execute('BEGIN IMMEDIATE'), yield, and on any exception conn.execute('ROLLBACK') "
+        "and raise it again; otherwise conn.execute('COMMIT')",
+    ),
+    "write-tools": (
+        "a write tool does what its description promises, or nothing: cancel a pending or paid order (2 rows: "
+        "the order, the note; 0 when already cancelled), add a note (1 row); a refusal is a ToolError",
+        "read the order's status first (ToolError naming the valid ids when there is none, or saying why it "
+        "cannot be cancelled), then UPDATE and INSERT inside one transaction; count conn.total_changes",
+    ),
+    "write-audit": (
+        "every write attempt is audited, also those refused before they run (writes off, bad arguments, an "
+        "order that does not exist): the tool, who asked (initialize's clientInfo), the outcome, why, the rows",
+        "in call_write, audit before every return and raise: 'rejected' (before it runs, or a ToolError), "
+        "'failed' (any other exception), 'ok' with value['rows_changed']",
+    ),
+    "writes-off": (
+        "write tools are off unless the server was started with --allow-writes: they are not listed, and a "
+        "call to one is answered like any unknown tool (-32602), and audited as rejected",
+        "when allowed is false, audit the attempt as rejected ('writes are not allowed ...'), then raise "
+        'RpcError(INVALID_PARAMS, f"unknown tool {name!r}"); never run it',
+    ),
     # Stage 12: Streamable HTTP (the transport's own checks are the checker's: http-session, http-origin, ...).
     "http-server": (
         "stage 12's mcp_http.py: make_server(address, token) builds the HTTP server on address (port 0: any "

@@ -1,0 +1,447 @@
+"""The checks of stage 10 (resources and prompts).
+
+The learner's ``match``, ``read_resource`` and ``get_prompt`` are compared with the reference's
+(:mod:`reference.resources`, :mod:`reference.prompts`) on the same database: the same values and
+the same error codes; a prompt's text is the learner's own, its structure and its embedded order
+are not. Then the course's server, with the learner's resources and prompts in it (stage 10's
+runtime), is driven over the wire, examined by ``mcp-lab check`` and used by the official SDK client.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from typing import Any
+
+from reference.catalog import STATUSES
+from reference.database import ensure_default, open_readonly
+from reference.errors import RpcError
+from reference.prompts import Prompts
+from reference.resources import ORDER_TEMPLATE, PRODUCT_TEMPLATE, Resources, match
+
+from ..drive import Server, expect_checks, initialize, notification, request, sdk_session
+from ..expect import Failure, call, outcome, same_json, show
+from ..remote import is_a
+from ..work import Work
+from . import public
+
+TWO_VARIABLES = "shop://orders/{order_id}/items/{product_id}"
+VISIBLE_MATCHES: list[tuple[str, str]] = [
+    (ORDER_TEMPLATE, "shop://orders/7"),
+    (ORDER_TEMPLATE, "shop://orders/%37"),
+    (ORDER_TEMPLATE, "shop://orders/abc"),
+    (ORDER_TEMPLATE, "shop://orders/a%2Fb"),
+    (ORDER_TEMPLATE, "shop://orders/7/items"),
+    (ORDER_TEMPLATE, "shop://orders/"),
+    (ORDER_TEMPLATE, "shop://orders"),
+    (ORDER_TEMPLATE, "shop://orders/7?full=1"),
+    (ORDER_TEMPLATE, "shop://products/7"),
+    (PRODUCT_TEMPLATE, "shop://products/42"),
+    (PRODUCT_TEMPLATE, "xshop://products/42"),
+    (TWO_VARIABLES, "shop://orders/7/items/66"),
+]
+VISIBLE_URIS = [
+    "shop://schema",
+    "shop://orders/7",
+    "shop://orders/3000",
+    "shop://products/3",
+    "shop://orders/0",
+    "shop://orders/3001",
+    "shop://orders/007",
+    "shop://orders/%37",
+    "shop://orders/-7",
+    "shop://orders/seven",
+    "shop://products/9999",
+    "shop://orders/7/items",
+    "shop://customers/1",
+    "file:///etc/passwd",
+    "shop://schema/",
+]
+VISIBLE_PROMPTS: list[dict[str, Any]] = [
+    {"name": "summarise_order", "arguments": {"order_id": "7"}},
+    {"name": "summarise_order", "arguments": {"order_id": "3000"}},
+    {"name": "status_report"},
+    {"name": "status_report", "arguments": None},
+    {"name": "status_report", "arguments": {"status": "paid"}},
+    {"name": "refund_order", "arguments": {}},
+    {"arguments": {}},
+    {"name": "summarise_order"},
+    {"name": "summarise_order", "arguments": {}},
+    {"name": "summarise_order", "arguments": {"order_id": 7}},
+    {"name": "summarise_order", "arguments": {"order_id": "7", "tone": "warm"}},
+    {"name": "summarise_order", "arguments": {"order_id": "99999"}},
+    {"name": "summarise_order", "arguments": {"order_id": "seven"}},
+    {"name": "status_report", "arguments": {"status": "lost"}},
+    {"name": "status_report", "arguments": ["paid"]},
+]
+
+
+@public("10", "test_match", "match() on twelve template and URI pairs: a value is one path segment, percent-decoded")
+def match_cell(work: Work) -> None:
+    check_match(work.module("shop_resources").match, VISIBLE_MATCHES)
+
+
+@public(
+    "10",
+    "test_read_resource",
+    "read_resource(): the schema, orders and products as the shop holds them; -32002 for URIs that name nothing",
+)
+def read_cell(work: Work) -> None:
+    check_read(work, VISIBLE_URIS)
+
+
+@public("10", "test_get_prompt", "get_prompt(): both prompts, and -32602 for every bad request")
+def prompt_cell(work: Work) -> None:
+    check_prompts(work, VISIBLE_PROMPTS)
+
+
+@public("10", "test_served", "your resources and prompts in the course's server, then mcp-lab check's checks of them")
+def served_cell(work: Work) -> None:
+    check_served(work.host("shop_resources"), "shop://products/0", "summarise_order")
+
+
+@public("10", "test_sdk_client", "the official MCP SDK's client reads an order through its template, gets both prompts")
+def sdk_cell(work: Work) -> None:
+    check_sdk_client(work.host("shop_resources"), 7, "shipped")
+
+
+# -- the reference's answers -------------------------------------------------------------------------
+def _reference() -> tuple[Resources, Prompts]:
+    conn = open_readonly(ensure_default())
+    resources = Resources(conn)
+    return resources, Prompts(conn, resources)
+
+
+def _answer(method: Any, params: dict[str, Any]) -> tuple[Any, RpcError | None]:
+    try:
+        return method(params), None
+    except RpcError as exc:
+        return None, exc
+
+
+def _connection(work: Work) -> Any:
+    """A read-only connection in the learner's process, for their functions to use."""
+    return work.stdlib("sqlite3.connect")(f"file:{work.inside(work.db)}?mode=ro", uri=True)
+
+
+def _refused(error: Any, code: int) -> bool:
+    return is_a(error, "RpcError") and getattr(error, "code", None) == code
+
+
+def _got(value: Any, error: Any) -> str:
+    return show(value) if error is None else f"{type(error).__name__}: {error}"
+
+
+# -- match -------------------------------------------------------------------------------------------
+def check_match(function: Any, cases: list[tuple[str, str]]) -> None:
+    for template, uri in cases:
+        want = match(template, uri)
+        got = call(function, "resource-template", template, uri)
+        if not same_json(got, want):
+            raise Failure(
+                "resource-template",
+                f"match({template!r}, {uri!r}) returned {show(got)}",
+                expected=show(want),
+                hint="None: the URI does not fit" if want is None else "each value percent-decoded",
+            )
+
+
+def hidden_matches(rng: random.Random, count: int = 16) -> list[tuple[str, str]]:
+    """Templates of one or two variables under other names, and URIs that fit them or nearly do."""
+    letters = string.ascii_lowercase
+    safe = string.ascii_letters + string.digits + "-._~"
+    cases = []
+    for _ in range(count):
+        names = rng.sample(["id", "sku", "order_id", "product_id", "n", "page"], rng.choice([1, 2]))
+        scheme = "".join(rng.choices(letters, k=rng.randint(3, 6)))
+        words = ["".join(rng.choices(letters, k=rng.randint(2, 7))) for _ in names]
+        template = f"{scheme}://" + "/".join(f"{w}/{{{n}}}" for w, n in zip(words, names, strict=True))
+        values = ["".join(rng.choices(safe, k=rng.randint(1, 8))) for _ in names]
+        if rng.random() < 0.3:
+            values[0] += "%" + rng.choice(["2F", "20", "41", "7E"])
+        shape = rng.choice(["fit", "fit", "slash", "empty", "query", "space", "prefix", "tail"])
+        if shape == "slash":
+            values[-1] += "/" + rng.choice(safe)
+        elif shape == "empty":
+            values[0] = ""
+        elif shape == "query":
+            values[-1] += "?x=1"
+        elif shape == "space":
+            values[0] = values[0][:1] + " " + values[0][1:]
+        uri = f"{scheme}://" + "/".join(f"{w}/{v}" for w, v in zip(words, values, strict=True))
+        if shape == "prefix":
+            uri = "x" + uri
+        elif shape == "tail":
+            uri += "/"
+        cases.append((template, uri))
+    return cases
+
+
+# -- read_resource -----------------------------------------------------------------------------------
+def check_read(work: Work, uris: list[str]) -> None:
+    read = work.module("shop_resources").read_resource
+    resources, _ = _reference()
+    conn = _connection(work)
+    try:
+        for params in [{"uri": uri} for uri in uris] + [{}, {"uri": None}, {"uri": 7}]:
+            want, refusal = _answer(resources.read, params)
+            got, error = outcome(read, "resources-read", conn, params)
+            shown = f"read_resource(conn, {json.dumps(params)})"
+            if refusal is not None:
+                if refusal.code == -32002:
+                    _not_found(shown, params["uri"], got, error)
+                elif not _refused(error, refusal.code):
+                    raise Failure(
+                        "resources-read",
+                        f"{shown}: a request without a uri string is malformed: raise RpcError(INVALID_PARAMS, ...)",
+                        received=_got(got, error),
+                    )
+                continue
+            if error is not None:
+                raise Failure("resources-read", f"{shown} raised {type(error).__name__}: {error}")
+            _same_contents(shown, got, want)
+    finally:
+        conn.close()
+
+
+def _not_found(shown: str, uri: str, got: Any, error: Any) -> None:
+    if not _refused(error, -32002):
+        raise Failure(
+            "resource-not-found",
+            f"{shown}: {uri!r} names nothing the shop has, in the form the server writes: "
+            "raise RpcError(RESOURCE_NOT_FOUND, data={'uri': uri})",
+            expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+            received=_got(got, error),
+        )
+    data = getattr(error, "data", None)
+    if not same_json(data, {"uri": uri}):
+        raise Failure(
+            "resource-not-found",
+            f"{shown}: the error's data names the URI, as the spec's example does",
+            expected=show({"uri": uri}),
+            received=show(data),
+        )
+
+
+def _same_contents(shown: str, got: Any, want: dict[str, Any]) -> None:
+    """The learner's contents against the reference's: the same uri and type; the same text, or for
+    JSON the same value."""
+    (expected,) = want["contents"]
+    items = got.get("contents") if isinstance(got, dict) else None
+    if not (isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict)):
+        raise Failure(
+            "resources-read",
+            f'{shown}: a result is {{"contents": [one item]}}',
+            expected=show(want),
+            received=show(got),
+        )
+    item = items[0]
+    for key in ("uri", "mimeType"):
+        if item.get(key) != expected[key]:
+            raise Failure(
+                "resources-read",
+                f"{shown}: the item's {key} must be {expected[key]!r}",
+                expected=show(expected),
+                received=show(item),
+            )
+    text = item.get("text")
+    if expected["mimeType"] == "application/json":
+        same = isinstance(text, str) and same_json(_json(text), json.loads(expected["text"]))
+    else:
+        same = isinstance(text, str) and text.split() == expected["text"].split()
+    if not same:
+        raise Failure(
+            "resources-read",
+            f"{shown}: the text is not what the shop holds",
+            expected=show(expected),
+            received=show(item),
+        )
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def hidden_uris(rng: random.Random) -> list[str]:
+    order, other, product = rng.randint(1, 3000), rng.randint(1, 3000), rng.randint(1, 100)
+    return [
+        f"shop://orders/{order}",
+        f"shop://orders/{other}",
+        f"shop://products/{product}",
+        f"shop://orders/{rng.randint(3001, 10**9)}",
+        f"shop://products/{rng.randint(101, 10**6)}",
+        f"shop://orders/{'0' * rng.randint(1, 3)}{order}",
+        "shop://orders/" + "".join(f"%{ord(c):02X}" for c in str(product)),
+        f"shop://orders/+{order}",
+        f"shop://orders/{order}.0",
+        f"shop://products/{product}/",
+        f"shop://Orders/{order}",
+        f"shop://orders/{10 ** rng.randint(10, 30)}",
+        f"shop://{rng.choice(['customers', 'order', 'items'])}/{order}",
+    ]
+
+
+# -- prompts -----------------------------------------------------------------------------------------
+def check_prompts(work: Work, requests: list[dict[str, Any]]) -> None:
+    get = work.module("shop_prompts").get_prompt
+    resources, prompts = _reference()
+    conn = _connection(work)
+    try:
+        for params in requests:
+            want, refusal = _answer(prompts.get, params)
+            got, error = outcome(get, "prompts-get", conn, params)
+            shown = f"get_prompt(conn, {json.dumps(params)})"
+            if refusal is not None:
+                if not _refused(error, -32602):
+                    raise Failure(
+                        "prompt-arguments",
+                        f"{shown}: raise RpcError(INVALID_PARAMS, ...) with a text that says what to send",
+                        expected=f"error -32602, such as: {refusal.message}",
+                        received=_got(got, error),
+                    )
+                continue
+            if error is not None:
+                raise Failure("prompts-get", f"{shown} raised {type(error).__name__}: {error}")
+            if params["name"] == "summarise_order":
+                _summary_prompt(shown, got, resources, params["arguments"]["order_id"])
+            elif not same_json(got, want):
+                raise Failure(
+                    "prompts-get", f"{shown} is not status_report's result", expected=show(want), received=show(got)
+                )
+    finally:
+        conn.close()
+
+
+def _messages(shown: str, got: Any) -> list[dict[str, Any]]:
+    messages = got.get("messages") if isinstance(got, dict) else None
+    well_formed = isinstance(messages, list) and messages
+    well_formed = well_formed and all(
+        isinstance(m, dict)
+        and m.get("role") in ("user", "assistant")
+        and isinstance(m.get("content"), dict)
+        and isinstance(m["content"].get("type"), str)
+        for m in messages
+    )
+    if not well_formed or not isinstance(got.get("description", ""), str):
+        raise Failure(
+            "prompts-get",
+            f'{shown}: a result is {{"description": ..., "messages": [{{"role": "user", "content": '
+            '{"type": ...}}, ...]}',
+            received=show(got),
+        )
+    return messages
+
+
+def _summary_prompt(shown: str, got: Any, resources: Resources, order_id: str) -> None:
+    messages = _messages(shown, got)
+    (expected,) = resources.read({"uri": f"shop://orders/{order_id}"})["contents"]
+    texts = [m["content"] for m in messages if m["content"]["type"] == "text"]
+    if not any(isinstance(t.get("text"), str) and order_id in t["text"] for t in texts):
+        raise Failure(
+            "prompts-get", f"{shown}: a text block tells the model what to do with order {order_id}", received=show(got)
+        )
+    embedded = [m["content"].get("resource") for m in messages if m["content"]["type"] == "resource"]
+    if len(embedded) != 1:
+        raise Failure(
+            "prompts-get",
+            f'{shown}: one message embeds the order: {{"type": "resource", "resource": {{...}}}}',
+            expected=show(expected),
+            received=show(got),
+        )
+    (resource,) = embedded
+    _same_contents(f"{shown}, its embedded resource", {"contents": [resource]}, {"contents": [expected]})
+
+
+def hidden_prompts(rng: random.Random) -> list[dict[str, Any]]:
+    order = str(rng.randint(1, 3000))
+    other = str(rng.randint(1, 3000))
+    status = rng.choice(STATUSES)
+    word = "".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9)))
+    return [
+        {"name": "summarise_order", "arguments": {"order_id": order}},
+        {"name": "summarise_order", "arguments": {"order_id": other}},
+        {"name": "status_report", "arguments": {"status": status}},
+        {"name": "status_report", "arguments": {}},
+        {"name": word, "arguments": {"order_id": order}},
+        {"name": "summarise_order", "arguments": {"id": order}},
+        {"name": "summarise_order", "arguments": {"order_id": int(order)}},
+        {"name": "summarise_order", "arguments": {"order_id": order, word: "x"}},
+        {"name": "summarise_order", "arguments": {"order_id": str(rng.randint(3001, 10**6))}},
+        {"name": "summarise_order", "arguments": {"order_id": f"{order}.5"}},
+        {"name": "summarise_order", "arguments": {"order_id": ""}},
+        {"name": "status_report", "arguments": {"status": status.upper()}},
+        {"name": "status_report", "arguments": {"status": [status]}},
+        {"name": "summarise_order", "arguments": "7"},
+    ]
+
+
+# -- the server --------------------------------------------------------------------------------------
+def check_served(argv: list[str], unknown_uri: str, prompt: str, checker: bool = True) -> None:
+    """A session over the wire; then (``checker``) mcp-lab check's resources and prompts checks."""
+    with Server(argv) as server:
+        init = initialize()
+        reply = server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "capabilities-match")
+        capabilities = reply.get("result", {}).get("capabilities", {})
+        for feature in ("tools", "resources", "prompts"):
+            if not isinstance(capabilities.get(feature), dict):
+                raise Failure("capabilities-match", f"initialize does not declare {feature}", received=show(reply))
+        server.send(notification("notifications/initialized"))
+        read = request("resources/read", params={"uri": unknown_uri})
+        reply = server.expect(
+            read, {"jsonrpc": "2.0", "id": read["id"], "error": {"code": -32002}}, "resource-not-found"
+        )
+        if not same_json(reply["error"].get("data"), {"uri": unknown_uri}):
+            raise Failure(
+                "resource-not-found",
+                'the error names the URI in "data", as the spec\'s example does',
+                sent=show(read),
+                expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": unknown_uri}}),
+                received=show(reply),
+            )
+        get = request("prompts/get", params={"name": prompt, "arguments": {}})
+        server.expect(get, {"jsonrpc": "2.0", "id": get["id"], "error": {"code": -32602}}, "prompt-arguments")
+    if checker:
+        expect_checks(argv, ["capabilities-match", "resources-list", "resources-read", "prompts-list", "prompts-get"])
+
+
+def check_sdk_client(argv: list[str], order_id: int, status: str) -> None:
+    """The SDK's client: its types are the spec's schema, so a result of the wrong shape fails there."""
+    uri = f"shop://orders/{order_id}"
+
+    async def steps(client: Any) -> dict[str, Any]:
+        templates = await client.list_resource_templates()
+        order = await client.read_resource(uri)
+        summary = await client.get_prompt("summarise_order", {"order_id": str(order_id)})
+        report = await client.get_prompt("status_report", {"status": status})
+        return {"templates": templates, "order": order, "summary": summary, "report": report}
+
+    def dumped(model: Any) -> Any:
+        """A result as it came over the wire (the SDK's own members, such as resultType, left out)."""
+        found = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {k: v for k, v in found.items() if k in ("resourceTemplates", "contents", "description", "messages")}
+
+    seen = sdk_session(argv, steps, "resources-read", f"read {uri} and get both prompts")
+    templates = sorted(t.get("uriTemplate") for t in dumped(seen["templates"]).get("resourceTemplates", []))
+    if templates != sorted([ORDER_TEMPLATE, PRODUCT_TEMPLATE]):
+        raise Failure("resources-list", "the SDK client sees other templates", received=show(templates))
+    resources, prompts = _reference()
+
+    _same_contents(f"(the SDK client) read_resource({uri!r})", dumped(seen["order"]), resources.read({"uri": uri}))
+    _summary_prompt(
+        f"(the SDK client) get_prompt('summarise_order', {{'order_id': '{order_id}'}})",
+        dumped(seen["summary"]),
+        resources,
+        str(order_id),
+    )
+    want = prompts.get({"name": "status_report", "arguments": {"status": status}})
+    if not same_json(dumped(seen["report"]), want):
+        raise Failure(
+            "prompts-get",
+            f"the SDK client got another status_report for {status!r}",
+            expected=show(want),
+            received=show(dumped(seen["report"])),
+        )
