@@ -142,6 +142,24 @@ lab.inspect(
 #   8. `params` present and not an object: -32602;
 #   9. call the handler with the params (`{}` when absent). If it raises `RpcError`, answer with
 #      that error's `code` and `message`; if it raises anything else, -32603; otherwise the result.
+#
+# `RpcError` is the course's protocol error, from `reference.errors` (the one table of error
+# codes, which every stage may import). A handler raises it to choose the error it is answered
+# with: `exc.code` is the number to send, `exc.message` the text (the code's name, then the
+# detail). Anything else a handler raises is a bug of the server's: -32603.
+
+# %% id=rpc-error
+from reference.errors import INVALID_PARAMS, RpcError
+
+
+def get_order(params):
+    raise RpcError(INVALID_PARAMS, "order_id must be an integer")
+
+
+try:
+    get_order({"order_id": "seven"})
+except RpcError as exc:
+    print(exc.code, repr(exc.message))
 
 # %% solution id=messages
 %%module messages
