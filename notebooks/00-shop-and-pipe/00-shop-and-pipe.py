@@ -27,7 +27,7 @@ Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader s
 # notebook: code in other cells is yours to experiment with and is not graded.
 #
 # To debug, print to stderr: `print("got", line, file=sys.stderr)`. What your code writes there
-# is shown with a check's result and never costs a point, in any stage; it is where a server's
+# shows up in a failing check's message and never costs a point, in any stage; it is where a server's
 # logs belong anyway (section 2 says why). Printing to stdout is another matter, as you will see.
 
 # %% setup id=setup
