@@ -9,6 +9,8 @@ this package. Nothing here imports ``grader``: in a grading sandbox there is no 
 - ``harness``   the learner's module in a process of its own, its functions called over a pipe
 - ``run``       the learner's file run as a program (a server) under the guard
 - ``host``      the course's server with one piece taken from the learner (stages 01, 02, 04)
+- ``http_host`` the learner's HTTP server (stage 12), reached through this process's pipes (the
+                sandbox keeps its own network namespace)
 - ``peers``     servers the learner's code talks to (stage 00's pipe, stage 06's adversaries)
 - ``polluters`` a library that prints, for stage 07
 """
