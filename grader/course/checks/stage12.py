@@ -147,7 +147,7 @@ class Client:
         """The last exchange that sent ``method``."""
         return next(e for e in reversed(self.probe.exchanges) if e.rpc_method == method)
 
-    def call(self, message: dict[str, Any], check: str, **changes: str | None) -> dict[str, Any]:
+    def ask(self, message: dict[str, Any], check: str, **changes: str | None) -> dict[str, Any]:
         """A request in the session: 200 and its response, with the request's id."""
         got = self.post(message, check, **changes)
         if got.status != 200:
@@ -238,14 +238,14 @@ def check_post(work: Work, ids: Sequence[Any], calls: Sequence[Call]) -> None:
         client.initialize("http-content-type", id=ids[0])
         expect_202(client.exchanges("notifications/initialized"))
         ping = message("ping", ids[1])
-        reply = client.call(ping, "http-content-type")
+        reply = client.ask(ping, "http-content-type")
         if reply != {"jsonrpc": "2.0", "id": ids[1], "result": {}}:
             raise Failure("http-content-type", "ping's response is the dispatcher's reply", received=show(reply))
         answer = {"jsonrpc": "2.0", "id": f"server-{ids[1]}", "result": {}}  # a response to a server's request
         expect_202(client.post(answer, "http-notification-202"))
         for n, (tool, arguments) in enumerate(calls):
             sent = message("tools/call", f"{ids[1]}-{n}", {"name": tool, "arguments": arguments})
-            result = client.call(sent, "tools-call-result").get("result")
+            result = client.ask(sent, "tools-call-result").get("result")
             if not isinstance(result, dict):
                 raise Failure(
                     "tools-call-result", f"{tool} answers with a result", sent=show(sent), received=show(result)
@@ -297,8 +297,8 @@ def check_sessions(work: Work, unknown: str, other_version: str, versions: Seque
             got, 404, "http-session", "a request with a session id the server never issued gets 404 Not Found"
         )
         # Each session is its own server: its own revision, its own lifecycle.
-        listing = first.call(message("tools/list", "list-1"), "http-session")
-        older = second.call(message("tools/list", "list-2"), "http-session")
+        listing = first.ask(message("tools/list", "list-1"), "http-session")
+        older = second.ask(message("tools/list", "list-2"), "http-session")
         tools = [listing.get("result", {}).get("tools"), older.get("result", {}).get("tools")]
         if not all(isinstance(t, list) and t for t in tools):
             raise Failure("http-session", "tools/list must list the shop's tools", received=show(tools))
@@ -311,7 +311,7 @@ def check_sessions(work: Work, unknown: str, other_version: str, versions: Seque
                 hint="one Server per session id, kept from initialize on: never one Server for all",
                 received=f"outputSchema in the {LATEST} session: {with_schema[0]}; in the other: {with_schema[1]}",
             )
-        again = first.call(initialize_message(LATEST, "again"), "http-session")
+        again = first.ask(initialize_message(LATEST, "again"), "http-session")
         if again.get("error", {}).get("code") != -32600:
             raise Failure(
                 "http-session",
@@ -325,7 +325,7 @@ def check_sessions(work: Work, unknown: str, other_version: str, versions: Seque
         expect_status(got, 404, "http-session", "a request with the id of a session ended by DELETE gets 404 Not Found")
         got = first.delete("http-session", Session=None)
         expect_status(got, 400, "http-session", f"DELETE without {SESSION} gets 400 Bad Request")
-        reply = second.call(message("ping", "still-there"), "http-session")
+        reply = second.ask(message("ping", "still-there"), "http-session")
         if "result" not in reply:
             raise Failure("http-session", "ending one session leaves the others as they were", received=show(reply))
         for version in versions:
@@ -333,7 +333,7 @@ def check_sessions(work: Work, unknown: str, other_version: str, versions: Seque
             expect_status(
                 got, 400, "http-protocol-version", f"MCP-Protocol-Version: {version} (not supported) gets 400"
             )
-        reply = second.call(message("ping", "no-version"), "http-protocol-version", Version=None)
+        reply = second.ask(message("ping", "no-version"), "http-protocol-version", Version=None)
         if "result" not in reply:
             what = "a request without MCP-Protocol-Version (the session's revision applies) is served"
             raise Failure("http-protocol-version", what, received=show(reply))
@@ -359,7 +359,7 @@ def check_origin(work: Work, foreign: Sequence[str], loopback: Sequence[str]) ->
             expect_status(got, 403, "http-origin", f"every request from a foreign Origin gets 403, a {method} too")
         for origin in [*loopback, None]:
             what = f"Origin: {origin}" if origin else "no Origin (a client that is not a browser)"
-            reply = client.call(message("ping", "loopback"), "http-origin", Origin=origin)
+            reply = client.ask(message("ping", "loopback"), "http-origin", Origin=origin)
             if "result" not in reply:
                 raise Failure("http-origin", f"a request with {what} is served", received=show(reply))
 
@@ -422,7 +422,7 @@ def check_auth(work: Work, token: str, wrong: Sequence[str]) -> None:
         client.initialize("http-auth")
         got = client.post(message("ping", "no-token"), "http-auth", Authorization=None)
         expect_status(got, 401, "http-auth", "the token is needed on every request, not only initialize")
-        reply = client.call(message("ping", "token"), "http-auth")
+        reply = client.ask(message("ping", "token"), "http-auth")
         if "result" not in reply:
             raise Failure("http-auth", "a request with the token is served", received=show(reply))
 
@@ -443,7 +443,7 @@ def check_session_calls(
     client.initialize("http-content-type", version=version, id=ids[0])
     for (tool, arguments), id in zip(calls, ids[1:], strict=False):
         sent = message("tools/call", id, {"name": tool, "arguments": arguments})
-        result = client.call(sent, "tools-call-result").get("result")
+        result = client.ask(sent, "tools-call-result").get("result")
         if not isinstance(result, dict):
             raise Failure("tools-call-result", f"{tool} answers with a result", sent=show(sent), received=show(result))
         check_call_result(result, (tool, arguments), version, sent)
