@@ -193,6 +193,57 @@ def test_a_learner_file_cannot_borrow_what_its_stage_teaches(tmp_path: Path) -> 
         stage01.check_replies(work.host("framing"), [0])
 
 
+def _solution_modules(prefix: str, folder: Path) -> None:
+    """The stage's %%module files, as its solution notebook writes them, in ``folder``."""
+    from grader.course.notebook import modules
+
+    stage = next(s for s in STAGES if s.name.startswith(prefix))
+    for name, text in modules(parse(stage.text.read_text(encoding="utf-8"), stage.name)).items():
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("stage", "taught"), [("10", {"resources": "shop_resources", "prompts": "shop_prompts"}),
+                          ("11", {"writes": "shop_writes", "audit": "shop_audit"})],
+)  # fmt: skip
+def test_the_advanced_stages_runtimes_hold_the_learners_modules_in_place_of_the_answer_key(
+    stage: str, taught: dict[str, str]
+) -> None:
+    """Stage 10's reference.resources and reference.prompts, stage 11's reference.writes and reference.audit,
+    are the learner's own modules (shims that import them): the answer key is not in the runtime, and a
+    learner's file that asks for it by name is flagged."""
+    from grader.course import runtime
+    from grader.grading import flags
+
+    package = runtime.cached(stage) / "reference"
+    for module, learner in taught.items():
+        text = (package / f"{module}.py").read_text(encoding="utf-8")
+        assert text == (runtime.LAB_RUNTIME / "shims" / f"{module}.py").read_text(encoding="utf-8")
+        assert f"import {learner} as _learner" in text or f"from {learner} import" in text
+        found = flags.scan(stage, {learner: f"from reference.{module} import *\n"})
+        assert [f.kind for f in found] == ["answer-key"], found
+
+
+def test_stage_11s_server_refuses_the_course_database_by_the_learners_own_rule(tmp_path: Path) -> None:
+    """--allow-writes on the course's database: the learner's writable_copy refuses it, the server says why
+    in its last line and exits 2 (nothing written); on a copy it serves, and stdin's end ends it with 0."""
+    from reference import database
+
+    _solution_modules("11", tmp_path)
+    copy = database.build(tmp_path / "copy.db")
+    with Work(tmp_path, "11") as work:
+        course = work.host("shop_writes", "--allow-writes", "--db", str(work.db))
+        done = subprocess.run(course, capture_output=True, text=True, timeout=30, input="")
+        last = done.stderr.strip().splitlines()[-1]
+        assert done.returncode == 2 and last.startswith("mcp-lab serve: ") and "never written" in last, done.stderr
+        assert done.stdout == "", done.stdout
+        served = work.host("shop_writes", "--allow-writes", "--db", str(copy))
+        ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+        done = subprocess.run(served, capture_output=True, text=True, timeout=30, input=ping)
+        assert done.returncode == 0 and done.stdout == '{"jsonrpc":"2.0","id":1,"result":{}}\n', done.stderr
+        assert "writes allowed on" in done.stderr
+
+
 def test_a_missing_flush_is_named_as_such(tmp_path: Path) -> None:
     flush = "    stream.flush()\n"
     assert REFERENCE_FRAMING.count(flush) == 1

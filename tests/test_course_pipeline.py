@@ -226,6 +226,73 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_run_quietly"},
     ),
     (
+        "10-resources-prompts",
+        "an unknown resource answered -32602, not -32002",
+        (
+            'raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})\n',
+            'raise RpcError(INVALID_PARAMS, f"unknown resource {uri}")\n',
+        ),
+        {"test_read_resource", "test_served"},
+    ),
+    (
+        "10-resources-prompts",
+        "shop://orders/007 read as order 7",
+        (
+            '            if re.fullmatch(r"[1-9][0-9]{0,9}", value) and expand(template, **found) == uri:\n',
+            "            if value.isdigit():\n",
+        ),
+        {"test_read_resource"},
+    ),
+    (
+        "10-resources-prompts",
+        "a missing required prompt argument not refused",
+        (
+            "    for key, argument in declared.items():\n"
+            '        if argument.get("required") and key not in arguments:\n'
+            '            raise invalid(f"missing required argument {key} for {name}")\n',
+            "",
+        ),
+        {"test_get_prompt", "test_served"},
+    ),
+    (
+        "11-audited-writes",
+        "with conn: taken for a transaction",
+        (
+            '    conn.execute("BEGIN IMMEDIATE")\n    try:\n        yield conn\n    except BaseException:\n'
+            '        conn.execute("ROLLBACK")\n        raise\n    conn.execute("COMMIT")\n',
+            "    with conn:\n        yield conn\n",
+        ),
+        {"test_writes"},
+    ),
+    (
+        "11-audited-writes",
+        "a write refused by the shop not audited",
+        (
+            '    except ToolError as exc:\n        audit("rejected", str(exc))\n',
+            "    except ToolError as exc:\n",
+        ),
+        {"test_call_write", "test_served"},
+    ),
+    (
+        "11-audited-writes",
+        "a long note audited whole",
+        (
+            '        return value if len(value) <= SHORT else f"<text, {len(value)} chars>"\n',
+            "        return value\n",
+        ),
+        {"test_summary"},
+    ),
+    (
+        "11-audited-writes",
+        "cancel_order's destructiveHint left out",
+        (
+            '"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}\n'
+            "    return {",
+            '"readOnlyHint": False, "idempotentHint": True, "openWorldHint": False}\n    return {',
+        ),
+        {"test_annotations", "test_served"},
+    ),
+    (
         "12-streamable-http",
         "a notification answered 200 with a body",
         (
@@ -296,6 +363,17 @@ HANGS: dict[str, tuple[str, str]] = {
     "07-stdout-hygiene": (
         "    return server.serve(sys.stdin.buffer, protocol)\n",
         "    import time\n\n    time.sleep(3600)\n",
+    ),
+    # A resources/read that never returns (and so a summarise_order prompt, which reads its order).
+    "10-resources-prompts": (
+        '    uri = params.get("uri")\n',
+        '    import time\n\n    time.sleep(3600)\n    uri = params.get("uri")\n',
+    ),
+    # A write that waits forever, on every call.
+    "11-audited-writes": (
+        '    name = params.get("name")\n    arguments = params.get("arguments")\n',
+        "    import time\n\n    time.sleep(3600)\n"
+        '    name = params.get("name")\n    arguments = params.get("arguments")\n',
     ),
     # A POST that is never answered (GET and DELETE still are): every request of every cell waits.
     "12-streamable-http": (

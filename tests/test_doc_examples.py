@@ -26,6 +26,7 @@ import importlib
 import json
 import pkgutil
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -456,13 +457,40 @@ def test_lessons_show_frames() -> None:
     assert sum(len(replayable(text)) for _, text in LESSONS) >= 4, "the lessons show real exchanges"
 
 
+def serve_options(text: str) -> list[str] | None:
+    """The options of a block's ``$ mcp-lab serve ...`` line (``None``: the block has none)."""
+    for line in text.splitlines():
+        words = line.strip().split()
+        if words[:3] == ["$", "mcp-lab", "serve"]:
+            return words[3:]
+    return None
+
+
 @pytest.mark.parametrize(("stage", "text"), LESSONS, ids=[s for s, _ in LESSONS])
-def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[..., Wire]) -> None:
-    """Every exchange a lesson shows is what the reference server does; every JSON block parses."""
+def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[..., Wire], tmp_path: Path) -> None:
+    """Every exchange a lesson shows is what the reference server does; every JSON block parses.
+
+    A block that starts with ``$ mcp-lab serve OPTIONS`` is replayed against a server started with
+    them, ``COPY`` standing for a fresh copy of the shop (stage 11's writes)."""
     for block in fenced_blocks(text):
         if block.lang in ("json", "jsonl"):
             assert parse_json_block(block.text), f"{stage}: an empty ```json block"
-    replay_all(replayable(text), start_server, f"{stage} (markdown)")
+    for number, block in enumerate(fenced_blocks(text)):
+        shown = exchanges(block.text) if block.lang in ("text", "", "console") else []
+        if not shown or any(elided(e.request) for e in shown):
+            continue  # not an exchange, or an illustration
+        options = serve_options(block.text)
+        argv = None
+        if options is not None:
+            copy = database.build(tmp_path / f"copy-{number}.db")
+            argv = [sys.executable, "-m", "reference.server", *[str(copy) if w == "COPY" else w for w in options]]
+        wire = start_server(argv)
+        try:
+            replay(wire, shown)
+        except AssertionError as exc:
+            raise AssertionError(f"{stage} (markdown), the block at line {block.line}: {exc}") from None
+        finally:
+            wire.close()
 
 
 HTTP_LESSONS = [(stage, text) for stage, text in LESSONS if "```http" in text]
