@@ -18,6 +18,7 @@ import json
 import random
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -132,9 +133,11 @@ class Client:
         """initialize, then notifications/initialized: the session's id and revision are kept."""
         message = initialize_message(version, id)
         got = self.post(message, check, Session=None, Version=None, **changes)
-        reply = reply_to(got, message, "http-content-type")
-        if got.status != 200 or "result" not in reply:
+        if got.status != 200:
             raise failure(check, "initialize must be answered 200 with its result", got, "HTTP/1.1 200 OK")
+        reply = reply_to(got, message, "http-content-type")
+        if "result" not in reply:
+            raise failure(check, "initialize must be answered with its result", got, "a result")
         self.session = got.headers.get(SESSION.lower())
         self.version = reply["result"].get("protocolVersion")
         # Its status is test_post's to judge (202): here a refusal only, which would end the session.
@@ -143,7 +146,7 @@ class Client:
             raise failure(check, "notifications/initialized was refused", accepted, "HTTP/1.1 202 Accepted")
         return got
 
-    def exchanges(self, method: str) -> Exchange:
+    def last_sent(self, method: str) -> Exchange:
         """The last exchange that sent ``method``."""
         return next(e for e in reversed(self.probe.exchanges) if e.rpc_method == method)
 
@@ -160,12 +163,11 @@ class Client:
 
 def _wait_for(find: Any, seconds: float = 0.5) -> Any:
     """``find()`` once it finds something, trying for ``seconds`` (stderr arrives on a thread of its own)."""
-    done = threading.Event()
     for _ in range(int(seconds / 0.05) + 1):
         found = find()
         if found is not None:
             return found
-        done.wait(0.05)
+        time.sleep(0.05)
     return None
 
 
@@ -236,7 +238,7 @@ def check_post(work: Work, ids: Sequence[Any], calls: Sequence[Call]) -> None:
     with running(work) as bridge:
         client = Client(bridge)
         client.initialize("http-content-type", id=ids[0])
-        expect_202(client.exchanges("notifications/initialized"))
+        expect_202(client.last_sent("notifications/initialized"))
         ping = message("ping", ids[1])
         reply = client.ask(ping, "http-content-type")
         if reply != {"jsonrpc": "2.0", "id": ids[1], "result": {}}:
