@@ -24,6 +24,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import os
 import pkgutil
 import re
 import sys
@@ -466,12 +467,32 @@ def serve_options(text: str) -> list[str] | None:
     return None
 
 
+def own_program(text: str) -> str | None:
+    """The module of a block's ``$ python3 NAME.py`` line: the learner's own server, as solved."""
+    for line in text.splitlines():
+        words = line.strip().split()
+        if words[:2] == ["$", "python3"] and len(words) == 3 and words[2].endswith(".py"):
+            return words[2].removesuffix(".py")
+    return None
+
+
+def solution_module(stage: str, name: str) -> str:
+    from grader.course.build import stages
+    from grader.course.notebook import modules, parse
+
+    found = next(s for s in stages() if s.name == stage)
+    return modules(parse(found.text.read_text(encoding="utf-8"), stage))[name]
+
+
 @pytest.mark.parametrize(("stage", "text"), LESSONS, ids=[s for s, _ in LESSONS])
-def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[..., Wire], tmp_path: Path) -> None:
+def test_lesson_examples_are_real(
+    stage: str, text: str, start_server: Callable[..., Wire], tmp_path: Path, shop_db: Path
+) -> None:
     """Every exchange a lesson shows is what the reference server does; every JSON block parses.
 
     A block that starts with ``$ mcp-lab serve OPTIONS`` is replayed against a server started with
-    them, ``COPY`` standing for a fresh copy of the shop (stage 11's writes)."""
+    them, ``COPY`` standing for a fresh copy of the shop (stage 11's writes); one that starts with
+    ``$ python3 NAME.py`` against the stage's own solution of ``NAME`` (stage 05's my_server.py)."""
     for block in fenced_blocks(text):
         if block.lang in ("json", "jsonl"):
             assert parse_json_block(block.text), f"{stage}: an empty ```json block"
@@ -484,7 +505,13 @@ def test_lesson_examples_are_real(stage: str, text: str, start_server: Callable[
         if options is not None:
             copy = database.build(tmp_path / f"copy-{number}.db")
             argv = [sys.executable, "-m", "reference.server", *[str(copy) if w == "COPY" else w for w in options]]
-        wire = start_server(argv)
+        program = own_program(block.text)
+        if program is not None:
+            path = tmp_path / f"{program}.py"
+            path.write_text(solution_module(stage, program), encoding="utf-8")
+            argv = [sys.executable, str(path)]
+        # The learner's server finds the shop in $MCP_LAB_DB, as the course runs it.
+        wire = start_server(argv, env={**os.environ, "MCP_LAB_DB": str(shop_db)} if program else None)
         try:
             replay(wire, shown)
         except AssertionError as exc:

@@ -23,6 +23,14 @@ from reference.errors import lookup
 
 # Rules the lessons teach that are not checks of a finished server (a pure function's contract).
 LESSON_RULES: dict[str, tuple[str, str]] = {
+    # Not a protocol rule: the learner's file did not load, raised, hung or died before any rule
+    # could be judged.
+    "module": (
+        "your file runs as a program of its own (a process the checks start): it must load, and each "
+        "function the cell checks must return, within the check's time",
+        "run the %%module cell again and read the error it shows: its last line says where; an endless "
+        "loop or a read without a timeout shows as a time-out",
+    ),
     "read-only-uri": (
         "SQLite URI filenames: mode=ro opens the file read-only, and every write fails",
         'open sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)',

@@ -408,6 +408,7 @@ print(lab.shop_db())
 # which under 2025-11-25 is a tool execution error.
 #
 # ```text
+# $ python3 my_server.py
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
 # <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"my-shop","title":"My shop server","version":"1.0.0"},"instructions":"A read-only view of a small shop: orders, customers and products. Money is in cents."}}
 # -> {"jsonrpc":"2.0","method":"notifications/initialized"}
