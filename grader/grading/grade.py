@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course import clinic
-from grader.course.checks import Cell, cells, run
+from grader.course.checks import Cell, cells, preload, run
 from grader.course.expect import Failure
 from grader.course.work import Work
 from reference import database
@@ -176,6 +176,7 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
             scratch.chmod(0o755)  # the sandbox user reaches its copy through here
             # The cells are independent (each gets a fresh copy) and spend their time waiting on the
             # learner's processes: graded side by side, a submission costs about its slowest cell.
+            preload()  # what the cells import lazily, once, before they run side by side
             with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
                 graded = pool.map(
                     lambda item: grade_cell(submission, item[0], item[1], keys, scratch, slot, course_salt),

@@ -42,6 +42,33 @@ VALUES: dict[str, tuple[str, ...]] = {"08": ("diagnosis",)}
 HANDED_IN: dict[str, tuple[str, ...]] = {"09": ("repair_*.py",)}
 
 
+# What the checks import only when a cell needs it (heavy, or for a few cells). Whoever runs cells
+# side by side in threads (grading, mcp-lab progress) loads these first: two threads importing one
+# package with import cycles inside (jsonschema) can meet it half-initialised.
+LAZY = (
+    "jsonschema",
+    "grader.checker.check",
+    "anyio",
+    "mcp",
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
+    "httpx2",
+)
+
+
+def preload() -> None:
+    """Import :data:`LAZY` now, in this thread (a package that is not installed is left out)."""
+    import sys
+
+    # jsonschema would build rfc3987's grammar at import (a second of CPU); no check uses "format".
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    for name in LAZY:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
 def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], None]], Callable[[Work], None]]:
     """Register the decorated function as the public checks of ``stage``'s cell ``grade_id``."""
 
