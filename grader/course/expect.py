@@ -111,8 +111,10 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "then process.kill(); return the exit status",
     ),
     "clinic": (
-        "each clinic case is a server that breaks one rule of the checker's catalogue (mcp-lab check)",
-        "answer with the check id that fails first in mcp-lab check's report on the case; confirm it in the frames",
+        "each clinic case is a server that breaks one rule of the checker's catalogue (mcp-lab check); "
+        "your evidence is what shows it: the lines that make it break the rule, or the log line",
+        "find the smallest lines that make the case answer differently from the reference, then name the "
+        "rule that difference breaks: mcp-lab check's first failure is a lead to test, not the answer",
     ),
     "clinic-repair": (
         "a repair fixes the defect and breaks nothing else: mcp-lab check reports no failure on the repaired file",
