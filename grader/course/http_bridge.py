@@ -56,9 +56,9 @@ from typing import Any
 from .expect import Failure
 from .work import Work
 
-START_TIMEOUT = 10.0  # seconds for the learner's module to import and make_server to return
+START_TIMEOUT = 30.0  # seconds for the module to import and make_server to return (seconds on a busy machine)
 IO_TIMEOUT = 10.0  # seconds one send to a client may block before the connection is dropped
-POLL = 0.5  # seconds between looks at the closed flag, for threads blocked on a socket
+POLL = 0.5  # seconds between looks at the closed flag, for the thread that accepts connections
 STDERR_KEPT = 64 << 10  # bytes of the host's stderr kept (the most recent)
 MAX_LINE = 1 << 20  # bytes of one channel line (the host sends at most 64 KiB of base64)
 
@@ -257,7 +257,7 @@ class HttpBridge:
                 continue
             except OSError:
                 return
-            sock.settimeout(POLL)
+            sock.settimeout(IO_TIMEOUT)  # a send to a client that does not read ends (a recv just waits again)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.lock:
                 conn, self.next_conn = self.next_conn, self.next_conn + 1
@@ -291,8 +291,7 @@ class HttpBridge:
             return
         client.closed = True
         self._tell(conn, "close")
-        with contextlib.suppress(OSError):
-            client.sock.close()
+        _drop(client.sock)
 
     # -- the end ----------------------------------------------------------------------------------
     def close(self) -> None:
@@ -305,8 +304,7 @@ class HttpBridge:
         for client in list(self.clients.values()):
             if not client.closed:
                 client.closed = True
-                with contextlib.suppress(OSError):
-                    client.sock.close()
+                _drop(client.sock)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -345,6 +343,14 @@ class _Lines:
                     skipping = False
                     continue
                 yield line
+
+
+def _drop(sock: socket.socket) -> None:
+    """Close a client's connection; shut down first, so that a thread blocked on it wakes up."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        sock.close()
 
 
 def _b64(word: bytes) -> bytes:
