@@ -1,4 +1,4 @@
-"""Grading time of a whole ten-stage submission (the answer key), stage by stage, beside nbgrader's floor.
+"""Grading time of a whole submission (the answer key), stage by stage, beside nbgrader's floor and stock autograde.
 
     .venv/bin/python bench/course_autograde.py
 
@@ -6,7 +6,9 @@ It makes a temporary course with ``mcp-lab course init``'s code, releases every 
 answer key of each for one student and times ``mcp-lab course grade STAGE --student ...`` (the
 checks outside the kernel, then nbgrader's own autograde storing the verdicts). Beside it, in the
 same run, nbgrader's *floor*: plain ``nbgrader autograde`` (its own Execute, a kernel per
-submission) of a one-cell notebook, the fixed cost every submission pays in nbgrader itself.
+submission) of a one-cell notebook, the fixed cost every submission pays in nbgrader itself; and
+stock ``nbgrader autograde`` of the same submission in a course with nbgrader's defaults (the
+learner's notebook run in a kernel, as grading was before it left the kernel).
 Printed, not asserted: the machine is shared and noisy. Targets (issue 16): the ten stages in at
 most 30 s, or at most twice nbgrader's fixed cost per stage.
 """
@@ -14,11 +16,13 @@ most 30 s, or at most twice nbgrader's fixed cost per stage.
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -43,8 +47,17 @@ def nbgrader_floor(tmp: Path) -> float:
         "cell_type": "code",
         "execution_count": None,
         "id": "t",
-        "metadata": {"nbgrader": {"grade": True, "grade_id": "t", "locked": True, "points": 1, "schema_version": 3,
-                                  "solution": False, "task": False}},  # fmt: skip
+        "metadata": {
+            "nbgrader": {
+                "grade": True,
+                "grade_id": "t",
+                "locked": True,
+                "points": 1,
+                "schema_version": 3,
+                "solution": False,
+                "task": False,
+            }
+        },
         "outputs": [],
         "source": "assert 1 + 1 == 2",
     }
@@ -67,6 +80,39 @@ def nbgrader_floor(tmp: Path) -> float:
     return statistics.median(times)
 
 
+def stock_course(course: Path, target: Path) -> object:
+    """The same course under nbgrader's stock autograde (its Execute runs each notebook in a kernel):
+    the source copied, nbgrader's defaults, the same cell time-out."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    shutil.copytree(course / "source", target / "source")
+    config = Config()
+    config.CourseDirectory.root = str(target)
+    config.CourseDirectory.ignore = build.ignored_files()
+    config.Execute.timeout = build.CELL_TIMEOUT
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+
+def stock_autograde(
+    stock: Any, target: Path, stage: build.Stage, text: str, files: dict[str, str]
+) -> tuple[float, str]:
+    """Plain ``nbgrader autograde`` of one submission: its seconds and its score."""
+    from nbgrader.api import Gradebook
+
+    assert stock.generate_assignment(stage.name, force=True, create=True)["success"]
+    submit(target, "learner", stage, text, files)
+    started = time.monotonic()
+    done = stock.autograde(stage.name, "learner", force=True, create=True)
+    seconds = time.monotonic() - started
+    if not done["success"]:
+        return seconds, "failed"
+    with Gradebook(f"sqlite:///{target / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(stage.name, "learner")
+        return seconds, f"{submission.score:g}/{submission.max_score:g}"
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="course-autograde-") as tmp:
         course = Path(tmp) / "course"
@@ -80,17 +126,28 @@ def main() -> int:
                 print(result.get("log", "")[-2000:], file=sys.stderr)
                 return 1
         floor = nbgrader_floor(Path(tmp))
-        total = 0.0
-        print(f"{'stage':<22} {'seconds':>7}  {'x floor':>7}  score")
+        stock_root = Path(tmp) / "stock"
+        stock = stock_course(course, stock_root)
+        total = plain_total = 0.0
+        print(f"{'stage':<22} {'seconds':>7}  {'x floor':>7}  {'score':>7}  {'stock':>7}  {'score':>7}")
         for stage in stages:
-            submit(course, "learner", stage, notebook_text(stage, course=course, student="learner"),
-                   solved_files(stage, course))  # fmt: skip
+            text = notebook_text(stage, course=course, student="learner")
+            files = solved_files(stage, course)
+            submit(course, "learner", stage, text, files)
             grades = grade(course, "learner", stage, jobs=1)
+            plain, plain_score = stock_autograde(stock, stock_root, stage, text, files)
             total += grades.seconds
+            plain_total += plain
             ratio = grades.seconds / floor
-            print(f"{stage.name:<22} {grades.seconds:7.1f}  {ratio:7.2f}  {grades.score:g}/{grades.max_score:g}")
-        print(f"{'all ten stages':<22} {total:7.1f}  {total / floor / len(stages):7.2f}  (mean ratio per stage)")
+            score = f"{grades.score:g}/{grades.max_score:g}"
+            print(f"{stage.name:<22} {grades.seconds:7.1f}  {ratio:7.2f}  {score:>7}  {plain:7.1f}  {plain_score:>7}")
+        mean = total / floor / len(stages)
+        print(f"{'all stages':<22} {total:7.1f}  {mean:7.2f}  {'':>7}  {plain_total:7.1f}  (sums; mean ratio)")
         print(f"nbgrader's floor: plain autograde of a one-cell notebook, median of {FLOOR_RUNS}: {floor:.2f} s")
+        print(
+            "stock: plain nbgrader autograde (its Execute, in a kernel) of the same submission, the same cell "
+            "time-out: what grading cost before it left the kernel, and what it trusted"
+        )
     return 0
 
 
