@@ -34,6 +34,7 @@ from reference.framing import encode
 from . import runtime
 from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, notification, request
 from .expect import Failure, show
+from .pysource import parse as parse_source
 from .work import Work
 
 _STAGE: list[str] = []  # the stage this kernel's notebook is, set by setup()
@@ -96,7 +97,7 @@ def _warn_imports(name: str, source: str) -> None:
         return
     allowed = runtime.plan(_STAGE[0]).may_import
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return  # running it shows the error
     for node in ast.walk(tree):

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .pysource import parse as parse_source
+
 KINDS = ("code", "markdown", "setup", "solution", "test")
 _HEADER = re.compile(r"^# %%(?:\s+(?P<rest>.*))?$")
 
@@ -162,7 +164,7 @@ def values(notebook: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
         if cell.get("cell_type") != "code" or _locked(cell):
             continue
         try:
-            tree = ast.parse(_source(cell))
+            tree = parse_source(_source(cell))
         except SyntaxError:
             continue
         for node in tree.body:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course import runtime
+from grader.course.pysource import parse as parse_source
 
 # What each kind of flag means, for the grading table's legend.
 KINDS = {
@@ -75,7 +76,7 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
         where = name if name.endswith(".py") else f"{name}.py"
         allowed = frozenset() if where in STANDALONE.get(stage, ()) else lent
         try:
-            tree = ast.parse(text)
+            tree = parse_source(text)
         except (SyntaxError, ValueError):
             continue  # it does not run either: the checks say so
         for imported in _imported(tree):
@@ -140,7 +141,7 @@ def scan_notebook(
             continue  # a module (scanned with the learner's files), or one of the lesson's own cells
         code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
         try:
-            tree = ast.parse(code)
+            tree = parse_source(code)
         except SyntaxError:
             continue
         course = _bound_to_course(tree)

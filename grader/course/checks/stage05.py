@@ -44,6 +44,7 @@ from ..drive import (
     sdk_session,
 )
 from ..expect import Failure, equal, outcome, same_json, show
+from ..pysource import parse as parse_source
 from ..remote import is_a
 from ..work import LOCAL, Work
 from . import public
@@ -366,7 +367,7 @@ _NO_REFERENCE = "raise ImportError('my_server.py imports nothing from the course
 def own_imports(text: str) -> None:
     """my_server.py imports the standard library only, and names no course module to import or run."""
     try:
-        tree = ast.parse(text)
+        tree = parse_source(text)
     except SyntaxError as exc:
         raise Failure("module", f"my_server.py is not valid Python: line {exc.lineno}: {exc.msg}") from None
     for node in ast.walk(tree):

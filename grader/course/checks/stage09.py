@@ -43,6 +43,7 @@ from .. import runtime
 from ..build import NOTEBOOKS
 from ..drive import Server, initialize, notification, request
 from ..expect import Failure, describe_id, show
+from ..pysource import parse as parse_source
 from ..work import Work
 from . import public
 
@@ -91,7 +92,7 @@ _NAMES_OTHER_CODE = re.compile(r"\breference[./]|\bgrader[./]|nbgrader|mcp-lab|r
 def own_code_problem(text: str) -> str:
     """Why ``text`` is not a server of the learner's own ("" when it is one)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_source(text)
     except SyntaxError as exc:
         return f"it is not valid Python: {exc.msg} (line {exc.lineno})"
     allowed = runtime.plan("09").may_import
