@@ -169,7 +169,11 @@ class HttpBridge:
     def _read_channel(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
-        reader = _Lines(stdout.fileno())
+        try:
+            reader = _Lines(stdout.fileno())
+        except ValueError:  # close() came first
+            self.started.set()
+            return
         for line in reader:
             words = line.split()
             if len(words) < 2 or not words[0].isdigit():
@@ -212,7 +216,7 @@ class HttpBridge:
         while True:
             try:
                 chunk = os.read(stderr.fileno(), 1 << 16)
-            except OSError:
+            except (OSError, ValueError):  # ValueError: close() closed the pipe while this thread read
                 return
             if not chunk:
                 return
