@@ -110,35 +110,43 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     rows = {s: Row(s) for s in students}
     verdicts: dict[str, Verdicts] = {}
     slots = list(range(1, jobs + 1))
-
-    def work(student: str) -> None:
-        slot = slots.pop()
-        try:
-            found, problem = _grade_one(course, stage, student, slot)
-        finally:
-            slots.append(slot)
-        if found is None:
-            rows[student].status = "grading failed"
-            rows[student].flags.append(flags.Flag("grading-failed", problem).as_dict())
-            return
-        verdicts[student] = found
-        path = verdicts_path(course, stage, student)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(found.as_json(), encoding="utf-8")
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(work, students))
     # nbgrader's own noise on every autograde (SQLAlchemy's "not in session"): not the instructor's business.
     warnings.filterwarnings("ignore", message=".*not in session.*")
     api = nbgrader_api(course)
-    for student in students:
-        if student not in verdicts:
-            continue
-        result = api.autograde(stage, student, force=True, create=True)
+
+    def store(student: str) -> None:
+        """nbgrader's autograde stores one submission's verdicts (one at a time: one gradebook)."""
+        try:
+            result = api.autograde(stage, student, force=True, create=True)
+        except Exception as exc:  # its own thread: a crash here must still reach the table
+            result = {"success": False, "log": f"{type(exc).__name__}: {exc}"}
         if not result.get("success"):
             rows[student].status = "grading failed"
             log = (result.get("log") or "").strip().splitlines()
             rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
+
+    # A submission's verdicts are stored while the next ones are graded: nbgrader's part (about half
+    # a second each, on one core) runs beside the grading instead of after all of it.
+    with ThreadPoolExecutor(max_workers=1) as storing:
+
+        def work(student: str) -> None:
+            slot = slots.pop()
+            try:
+                found, problem = _grade_one(course, stage, student, slot)
+            finally:
+                slots.append(slot)
+            if found is None:
+                rows[student].status = "grading failed"
+                rows[student].flags.append(flags.Flag("grading-failed", problem).as_dict())
+                return
+            verdicts[student] = found
+            path = verdicts_path(course, stage, student)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(found.as_json(), encoding="utf-8")
+            storing.submit(store, student)
+
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            list(pool.map(work, students))
     _read_gradebook(course, stage, rows, verdicts)
     if only is None:
         _absent(course, stage, rows)
