@@ -28,6 +28,7 @@ from grader.grading import secret  # noqa: E402
 from grader.grading.command import grade_stage  # noqa: E402
 
 CLASS = 200
+CORE_END = "10"  # stages before this one are the core course (00 to 09); 10 to 12 are the advanced track
 
 
 def fake_class(course: Path, stage: build.Stage, students: int) -> None:
@@ -62,12 +63,13 @@ def main() -> int:
             assert nbgrader.generate_assignment(stage.name, force=True, create=True)["success"]
             fake_class(course, stage, args.students)
         print(f"{'stage':<22} {'submissions':>11} {'seconds':>8} {'per minute':>10}")
-        total = 0.0
+        total = core = 0.0
         for stage in stages:
             started = time.monotonic()
             rows = grade_stage(course, stage.name, args.jobs)
             took = time.monotonic() - started
             total += took
+            core += took if stage.name < CORE_END else 0.0
             failed = sum(r.status != "graded" for r in rows)
             note = f"  ({failed} grading failed)" if failed else ""
             print(f"{stage.name:<22} {len(rows):>11} {took:8.1f} {60 * len(rows) / took:10.1f}{note}")
@@ -79,6 +81,11 @@ def main() -> int:
             f"projection for {CLASS} learners x {len(stages)} stages at --jobs {args.jobs}: "
             f"{projection / 60:.0f} min ({projection / 3600:.2f} h)"
         )
+        ten = [s for s in stages if s.name < CORE_END]
+        if ten:  # the class: the ten stages of the core course (00 to 09)
+            per = core / (args.students * len(ten))
+            minutes = CLASS * len(ten) * per / 60
+            print(f"projection for {CLASS} learners x the {len(ten)} core stages (00-09): {minutes:.0f} min")
     return 0
 
 
