@@ -108,4 +108,3 @@ def test_a_stray_blank_line_after_each_reply_is_reported_once() -> None:
     assert causes(report) == {"tools-call-result": "stdout-json-lines"}
     roots = [c["id"] for c in report["checks"] if c["status"] == "fail" and "caused_by" not in c]
     assert roots == ["stdout-json-lines"]
-
