@@ -22,6 +22,7 @@ from .context import Context, call_tool, initialize, no_reply_evidence, why_no_r
 from .features import judge_prompts, judge_resources
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
+from .signatures import kind_of
 from .structured_output import judge_structured_output
 from .tool_calls import example_arguments, is_shop, result_problem, result_text, safe_to_call, schema_problem
 from .tool_errors import judge_tool_error_kind, judge_unknown_tool
@@ -107,8 +108,14 @@ class MainSession:
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
         # (Without a reply, later lines may be a reply the checker could not read: only those of
-        # the first moments are counted.)
-        early = [i for i in reply.others if reply.message is not None or i.line.at <= SILENT_WINDOW]
+        # the first moments are counted, and never a framing header or a blank line: those are the
+        # start of a reply framed another way, which a fast machine would otherwise call "at start"
+        # and a busy one would not.)
+        early = [
+            i
+            for i in reply.others
+            if reply.message is not None or (i.line.at <= SILENT_WINDOW and kind_of(i.line.data) != "header")
+        ]
         unprompted = [i for i in early if not is_ping_request(i)]
         if unprompted:
             f.failed(
