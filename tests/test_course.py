@@ -306,3 +306,20 @@ def test_validate_shows_every_rule_and_fix_whole() -> None:
         prose = text.splitlines()[1:]
         cut = [line for line in prose if len(validator.indent + line) > room]
         assert not cut, f"{check}: Validate would cut {cut}"
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ('import subprocess\nsubprocess.run(["mcp-lab", "clinic", "key"])\n', True),
+        ('import os\nos.system("mcp-lab gallery list --reveal")\n', True),
+        ('CMD = "/srv/venv/bin/mcp-lab"\n', True),
+        # The checker's own probe method is a fair line of a clinic reproducer (the answer key uses it).
+        ('LINES = [\'{"jsonrpc": "2.0", "method": "notifications/mcp-lab/unknown"}\']\n', False),
+    ],
+)
+def test_the_course_command_is_flagged_but_a_name_that_contains_it_is_not(text: str, flagged: bool) -> None:
+    from grader.grading import flags
+
+    found = [f.kind for f in flags.scan("08", {"answers": text})]
+    assert ("answer-key" in found) is flagged, found

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,10 @@ KINDS = {
 }
 _COURSE_WORDS = ("gradebook", "nbgrader", "source/", "release/", "autograded/", "submitted/", "feedback/")
 _DYNAMIC = {"exec", "eval", "compile", "__import__"}
+# The course's command as a word ("mcp-lab clinic key", [".../bin/mcp-lab", ...]), not a name that
+# merely contains it: the checker's own probe notification "notifications/mcp-lab/unknown" is a fair
+# reproducer in the clinic.
+_COMMAND = re.compile(r"(?<![\w-])mcp-lab(?![\w/-])")
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 value = node.value
-                if "reference.server" in value or "-m reference" in value or "mcp-lab" in value:
+                if "reference.server" in value or "-m reference" in value or _COMMAND.search(value):
                     flags.append(Flag("answer-key", f"{where} mentions {value[:60]!r}"))
                 hits = [w for w in _COURSE_WORDS if w in value]
                 if hits:
