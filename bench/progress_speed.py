@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CORE_END = "10"  # stages before this one are the core course (00 to 09)
 sys.path.insert(0, str(ROOT / "tests"))
 
 from course_support import notebook_text  # noqa: E402  (tests/ is no package)
@@ -73,6 +75,21 @@ def main() -> None:
                 f"mcp-lab progress: {runs[-1][0]:5.1f} s wall, {runs[-1][1]:5.1f} s CPU; {total}; stderr: "
                 f"{len(done.stderr)} characters"
             )
+        # The core course alone (stages 00 to 09; the advanced track's notebooks not there yet).
+        core = Path(tmp) / "core"
+        shutil.copytree(workspace, core)
+        for stage in build.stages():
+            if stage.name >= CORE_END:
+                (core / stage.name / stage.notebook).unlink()
+        started, spent = time.monotonic(), cpu()
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cli", "progress", "--workspace", str(core)], capture_output=True, text=True
+        )
+        total = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "(no output)"
+        print(
+            f"the ten core stages: {time.monotonic() - started:5.1f} s wall, {cpu() - spent:5.1f} s CPU; {total}; "
+            f"stderr: {len(done.stderr)} characters"
+        )
         preload()
         started, spent = time.monotonic(), cpu()
         for stage in build.stages():
@@ -80,7 +97,8 @@ def main() -> None:
         serial = time.monotonic() - started
         print(f"one cell at a time:  {serial:5.1f} s wall, {cpu() - spent:5.1f} s CPU")
         best = min(wall for wall, _ in runs)
-        print(f"progress / one at a time: {best / serial:.2f} ({len(build.stages())} stages; target: at most 15 s)")
+        print(f"progress / one at a time: {best / serial:.2f} ({len(build.stages())} stages)")
+        print("target (issue 16): the ten core stages in at most 15 s")
 
 
 if __name__ == "__main__":
