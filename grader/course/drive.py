@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from grader.checker.probe import Probe, same_id
@@ -263,54 +263,62 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
 SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)
 
 
-def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
-    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
-
-    It runs on a thread of its own (the kernel already has an event loop), bounded by
-    ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
-    """
+def run_async_bounded(session: Callable[[], Awaitable[Any]], seconds: float) -> tuple[bool, Any]:
+    """``await session()`` on a thread of its own, with its own event loop (the kernel already has
+    one), waited for ``seconds``: ``(True, what it returned)``, else ``(False, the exception or None
+    when it did not end in time)``. The SDK logs every line it cannot parse, with a traceback: its
+    logger is quiet meanwhile, the caller's verdict says enough."""
     import logging
-    import os
     import threading
 
     box: dict[str, Any] = {}
 
     def run() -> None:
         import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
 
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
-
-        async def session() -> None:
-            with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
-                async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write, read_timeout_seconds=5) as client,
-                ):
-                    await client.initialize()
-                    box["value"] = await steps(client)
-
-        # The SDK logs every line it cannot parse, with a traceback; the verdict here says enough.
         sdk_log = logging.getLogger("mcp")
         level = sdk_log.level
         sdk_log.setLevel(logging.CRITICAL)
         try:
-            anyio.run(session)
-        except BaseException as exc:  # handed to the test's thread
+            box["value"] = anyio.run(session)
+        except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
         finally:
             sdk_log.setLevel(level)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    thread.join(SDK_TIMEOUT + 5)
-    if "value" not in box:
-        error = box.get("error")
-        detail = f"{type(error).__name__}: {error}" if error else "no answer in time"
+    thread.join(seconds)
+    return ("value" in box, box.get("value", box.get("error")))
+
+
+def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
+    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
+
+    Bounded by ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
+    """
+    import os
+
+    async def session() -> Any:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
+        with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=5) as client,
+            ):
+                await client.initialize()
+                return await steps(client)
+
+    done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+    if not done:
+        detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
         raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
-    return box["value"]
+    return value
 
 
 def _fence_reply(got: Any, ping_id: Any) -> bool:

@@ -23,7 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -541,17 +541,23 @@ def _envelope_error(stderr: str) -> str | None:
     return None
 
 
-def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
-    """``mcp-inspector --cli ARGV --method ...``: the result it printed, or a Failure that says why not.
-    Bounded: a subprocess timeout, then its whole process group killed (the server it started too)."""
+TOOL_IS_ERROR = '"code":"tool_is_error"'  # the Inspector CLI's error envelope for a result with isError
+
+
+def launch_inspector(
+    work: Work, options: list[str], *, check: str, shown: str, stderr: Callable[[bytes], str]
+) -> tuple[bytes, bytes, int]:
+    """Run ``mcp-inspector OPTIONS`` to its end: its stdout, its stderr and its exit status. Bounded:
+    past its time, its whole process group is killed (the server it started too) and ``check`` fails
+    with ``shown`` as what was sent and ``stderr(...)`` of what it wrote as the server's words."""
     inspector, limit = inspector_command(work)
-    shown = " ".join(["mcp-inspector --cli python3 my_server.py", *method])
-    # Its options first, then "--": the server's command may hold words that look like options (bwrap's).
-    options = ["--cli", "--format", "json", "-q", "--connect-timeout", INSPECTOR_CONNECT_MS]
-    command = [*inspector, *options, *method, "--", *argv]
     try:
         child = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+            [*inspector, *options],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
     except OSError as exc:
         raise _unavailable(work, f"the MCP Inspector could not start: {exc}") from None
@@ -563,21 +569,30 @@ def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
         if inspector[0] != str(INSPECTOR_BIN):  # npx may be downloading still: no verdict on the server
             raise _unavailable(work, f"npx did not run the MCP Inspector within {limit:.0f} s") from None
         what = f"the MCP Inspector had no answer from your server within {limit:.0f} s"
-        check = "tools-call-result" if "tools/call" in method else "tools-list"
-        raise Failure(check, what, sent=shown, stderr=err.decode("utf-8", "replace")) from None
+        raise Failure(check, what, sent=shown, stderr=stderr(err)) from None
     finally:
         _kill_group(child)
+    return out, err, child.returncode
+
+
+def run_inspector(work: Work, argv: list[str], method: list[str]) -> Any:
+    """``mcp-inspector --cli ARGV --method ...``: the result it printed, or a Failure that says why not."""
+    shown = " ".join(["mcp-inspector --cli python3 my_server.py", *method])
+    check = "tools-call-result" if "tools/call" in method else "tools-list"
+    # Its options first, then "--": the server's command may hold words that look like options (bwrap's).
+    options = ["--cli", "--format", "json", "-q", "--connect-timeout", INSPECTOR_CONNECT_MS, *method, "--", *argv]
+    out, err, returncode = launch_inspector(
+        work, options, check=check, shown=shown, stderr=lambda err: err.decode("utf-8", "replace")
+    )
     stderr = err.decode("utf-8", "replace")
     found = _json(out.decode("utf-8", "replace").strip())
     # A tool result with isError: true is printed too, and the CLI then exits 5 ("tool_is_error"): the
     # hidden calls draw such calls (an unknown status, an order that does not exist).
-    tool_error = '"code":"tool_is_error"' in stderr
-    if isinstance(found, dict) and "result" in found and (child.returncode == 0 or tool_error):
+    if isinstance(found, dict) and "result" in found and (returncode == 0 or TOOL_IS_ERROR in stderr):
         return found["result"]
     message = _envelope_error(stderr)
     if message is None:  # the Inspector itself did not run (a Node.js too old, a broken install)
-        raise _unavailable(work, f"the MCP Inspector failed (exit status {child.returncode})", stderr=stderr)
-    check = "tools-call-result" if "tools/call" in method else "tools-list"
+        raise _unavailable(work, f"the MCP Inspector failed (exit status {returncode})", stderr=stderr)
     summary = f"the MCP Inspector could not use your server: {' '.join(message.split())[:300]}"
     raise Failure(check, summary, sent=shown, received=show(out) if out.strip() else "(nothing on stdout)")
 

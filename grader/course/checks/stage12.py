@@ -16,8 +16,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import subprocess
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,19 +25,19 @@ from grader.checker.http_probe import ACCEPT, JSON_TYPE, SSE_TYPE, Exchange, Htt
 from reference.framing import encode
 from reference.lifecycle import LATEST
 
-from ..drive import REPLY_TIMEOUT
+from ..drive import REPLY_TIMEOUT, run_async_bounded
 from ..expect import Failure, call, same_json, show
 from ..http_bridge import HttpBridge, serve
 from ..work import Work
 from . import public
 from .stage05 import (
     SHOP_TOOLS,
+    TOOL_IS_ERROR,
     Call,
     _envelope_error,
-    _kill_group,
     _unavailable,
     check_call_result,
-    inspector_command,
+    launch_inspector,
 )
 
 MODULE = "mcp_http"
@@ -477,47 +475,30 @@ SDK_TIMEOUT = 15.0  # seconds for a whole SDK session over HTTP (about one on th
 
 def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
     """The official SDK's Streamable HTTP client, with the token: initialize, tools/list, ``calls``."""
-    box: dict[str, Any] = {}
 
-    def run() -> None:
-        import logging
-
+    async def session() -> dict[str, Any]:
         import anyio
         import httpx2
         from mcp import ClientSession
         from mcp.client.streamable_http import streamable_http_client
 
-        async def session() -> None:
-            headers = {"Authorization": f"Bearer {token}"}
-            with anyio.fail_after(SDK_TIMEOUT):
-                async with (
-                    httpx2.AsyncClient(headers=headers, timeout=5) as http,
-                    streamable_http_client(bridge.url, http_client=http) as (read, write),
-                    ClientSession(read, write, read_timeout_seconds=5) as client,
-                ):
-                    box["init"] = await client.initialize()
-                    box["tools"] = await client.list_tools()
-                    box["results"] = [await client.call_tool(tool, arguments) for tool, arguments in calls]
+        headers = {"Authorization": f"Bearer {token}"}
+        with anyio.fail_after(SDK_TIMEOUT):
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=5) as http,
+                streamable_http_client(bridge.url, http_client=http) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=5) as client,
+            ):
+                await client.initialize()
+                tools = await client.list_tools()
+                return {"tools": tools, "results": [await client.call_tool(tool, args) for tool, args in calls]}
 
-        sdk_log = logging.getLogger("mcp")
-        level = sdk_log.level
-        sdk_log.setLevel(logging.CRITICAL)
-        try:
-            anyio.run(session)
-        except BaseException as exc:  # handed to the check's thread
-            box["error"] = exc
-        finally:
-            sdk_log.setLevel(level)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(SDK_TIMEOUT + 5)
-    if "results" not in box:
+    done, box = run_async_bounded(session, SDK_TIMEOUT + 5)
+    if not done:
         stub = bridge.not_written()
         if stub is not None:
             raise Failure("http-client", f"{stub} is not written yet (it raises NotImplementedError)")
-        error = box.get("error")
-        detail = _sdk_error(error) if error else "no answer in time"
+        detail = _sdk_error(box) if box else "no answer in time"
         raise Failure(
             "http-client",
             f"the official MCP SDK's Streamable HTTP client could not use your server: {detail}",
@@ -541,47 +522,27 @@ def _sdk_error(error: BaseException) -> str:
 def run_inspector(work: Work, bridge: HttpBridge, token: str, method: list[str]) -> Any:
     """``mcp-inspector --cli --transport http --server-url URL --header 'Authorization: ...' --method ...``:
     the result it printed, or a Failure that says why not. Bounded, its process group killed."""
-    from .stage05 import INSPECTOR_BIN
-
-    inspector, limit = inspector_command(work)
     shown = " ".join(["mcp-inspector --cli --transport http --server-url URL", *method])
-    command = [
-        *inspector, "--cli", "--format", "json", "-q", "--connect-timeout", "10000", "--transport", "http",
+    options = [
+        "--cli", "--format", "json", "-q", "--connect-timeout", "10000", "--transport", "http",
         "--server-url", bridge.url, "--stored-auth-only", "--header", f"Authorization: Bearer {token}", *method,
     ]  # fmt: skip
-    try:
-        child = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-        )
-    except OSError as exc:
-        raise _unavailable(work, f"the MCP Inspector could not start: {exc}") from None
-    try:
-        out, err = child.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill_group(child)
-        out, err = child.communicate()
-        if inspector[0] != str(INSPECTOR_BIN):
-            raise _unavailable(work, f"npx did not run the MCP Inspector within {limit:.0f} s") from None
-        what = f"the MCP Inspector had no answer from your server within {limit:.0f} s"
-        raise Failure("http-client", what, sent=shown, stderr=bridge.stderr_tail()) from None
-    finally:
-        _kill_group(child)
+    out, err, returncode = launch_inspector(
+        work, options, check="http-client", shown=shown, stderr=lambda _: bridge.stderr_tail()
+    )
     found = _json(out.decode("utf-8", "replace").strip())
     stderr = err.decode("utf-8", "replace")
     # A tool result with isError: true is printed too, and the CLI then exits 5 ("tool_is_error").
-    if isinstance(found, dict) and "result" in found and (child.returncode == 0 or TOOL_IS_ERROR in stderr):
+    if isinstance(found, dict) and "result" in found and (returncode == 0 or TOOL_IS_ERROR in stderr):
         return found["result"]
     text = _envelope_error(stderr)
     if text is None:  # the Inspector itself did not run (a Node.js too old, a broken install)
-        raise _unavailable(work, f"the MCP Inspector failed (exit status {child.returncode})", stderr=stderr)
+        raise _unavailable(work, f"the MCP Inspector failed (exit status {returncode})", stderr=stderr)
     stub = bridge.not_written()
     if stub is not None:
         raise Failure("http-client", f"{stub} is not written yet (it raises NotImplementedError)")
     summary = f"the MCP Inspector could not use your server: {' '.join(text.split())[:300]}"
     raise Failure("http-client", summary, sent=shown, stderr=bridge.stderr_tail())
-
-
-TOOL_IS_ERROR = '"code":"tool_is_error"'  # the Inspector CLI's error envelope for a result with isError
 
 
 def check_inspector(work: Work, bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
