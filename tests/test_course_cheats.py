@@ -27,7 +27,8 @@ from grader.course import build, clinic
 from grader.course.clinic import draw_for
 from grader.grading import secret
 from grader.grading.clinic_key import reproducer, solution_value
-from grader.grading.command import Row, grade_stage
+from grader.grading.command import Row, grade_stage, table
+from grader.grading.sandbox import detect
 
 pytestmark = pytest.mark.timeout(900)
 STAGES = {s.name: s for s in build.stages() if s.name[:2] in ("02", "05", "08")}
@@ -187,6 +188,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
         rows[name] = {r.student: r for r in grade_stage(course, name, 2)}
     after = {"source": digest(course / "source"), "release": digest(course / "release")}
     after["02 rows"] = gradebook_rows(course, "02-messages")
+    for name, graded_rows in rows.items():  # the instructor's tables (pytest -s shows them)
+        print("\n" + table(list(graded_rows.values()), name, detect(1).isolation))
     return course, rows, {"before": before, "after": after}
 
 
