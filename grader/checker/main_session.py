@@ -76,6 +76,7 @@ class MainSession:
         self.shop = False
         self.calls: list[tuple[str, dict[str, Any], Any]] = []  # every tools/call: name, arguments, result
         self.readable = False  # the first initialize got a reply that can be read
+        self.startup = 0.0  # seconds from its start to the first initialize reply: how fast it runs here
         self.hung = False  # it stopped answering after a bad input
 
     def run(self) -> None:
@@ -105,6 +106,8 @@ class MainSession:
         reply = initialize(probe, self.ctx)  # sent the moment it starts, as hosts do: timed
         self.ctx.first_up.set()  # the other probes may start now
         self.readable = judge_first_reply(self.ctx, probe, reply)
+        if reply.message is not None:
+            self.startup = reply.elapsed
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
         # (Without a reply, later lines may be a reply the checker could not read: only those of
@@ -426,21 +429,26 @@ class MainSession:
             return
         probe.close_stdin()
         closed_at = probe.child.elapsed()
-        code = probe.wait_exit(EXIT_GRACE)
+        # A server that took long to start on this machine (a busy one, a heavy runtime) may take
+        # as long to wind down: the grace grows with its own start-up, within bounds.
+        grace = min(max(EXIT_GRACE, EXIT_PER_STARTUP * self.startup), EXIT_GRACE_MAX)
+        code = probe.wait_exit(grace)
         if code is None and probe.in_flight:
             # Work the checker gave up on may still be running: a server may finish it first.
             code = probe.wait_exit(max(self.ctx.call_timeout, IN_FLIGHT_GRACE))
-        judge_exit(self.f, probe, code, probe.child.elapsed() - closed_at)
+        judge_exit(self.f, probe, code, probe.child.elapsed() - closed_at, grace)
         probe.close()
 
 
-EXIT_GRACE = 2.0  # seconds a server has to exit after stdin closes
+EXIT_GRACE = 2.0  # seconds a server has at least to exit after stdin closes
+EXIT_PER_STARTUP = 3.0  # ... or this many times its own start-up time, if longer
+EXIT_GRACE_MAX = 10.0  # ... but never more (hosts wait a few seconds, then send SIGTERM)
 IN_FLIGHT_GRACE = 10.0  # at least this long more when calls were left running
 
 
-def judge_exit(f: Any, probe: Probe, code: int | None, waited: float) -> None:
+def judge_exit(f: Any, probe: Probe, code: int | None, waited: float, grace: float = EXIT_GRACE) -> None:
     """exit-on-eof: prompt exit, exit once the work in flight ends, or no exit at all."""
-    if code == 0 and waited <= EXIT_GRACE:
+    if code == 0 and waited <= grace:
         f.passed("exit-on-eof", "exited with status 0 after stdin closed")
     elif code == 0:
         f.passed(
