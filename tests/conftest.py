@@ -18,6 +18,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,14 @@ class Wire:
     def stderr(self) -> str:
         return self.child.stderr_tail(4000)
 
+    def stderr_with(self, text: str, timeout: float = 10.0) -> str:
+        """The stderr drained so far, once it holds ``text`` (or ``timeout`` has passed): a line
+        written before a reply may still be on its way through the drain thread when the reply is."""
+        deadline = time.monotonic() + timeout
+        while text not in (seen := self.stderr()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return seen
+
     def alive(self) -> bool:
         return self.child.process.poll() is None
 
@@ -377,9 +386,10 @@ def run_cli(
 
 # -- test distribution (make test: pytest -n 3 --dist loadgroup) --------------------------------
 # A test file runs on one worker (its module fixtures are built once), except the course pipeline,
-# the longest file by far: each stage's tests are a group of their own, so the workers share
-# the stages as they come free (each worker builds the nbgrader course once, for the stages it
-# gets). Without xdist the marks do nothing.
+# the longest file by far: each stage's tests are a group of their own, so the workers share the
+# stages as they come free (its course fixture is session-scoped: a worker builds the nbgrader
+# course once, whichever stages it gets). Without xdist the marks do nothing. (Handing the longest
+# groups out first was tried and measured no faster: the suite's time is its CPU work on two cores.)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

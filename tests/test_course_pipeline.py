@@ -384,7 +384,9 @@ HANGS: dict[str, tuple[str, str]] = {
 HANG_BUDGET = 60.0  # seconds for a whole grading of a hanging submission
 
 
-@pytest.fixture(scope="module")
+# Session-scoped: the stages are groups of their own under xdist (tests/conftest.py), and a worker
+# that comes back to this file after another file's group would otherwise build the course again.
+@pytest.fixture(scope="session")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("course")
     build.init_course(root)

@@ -282,7 +282,7 @@ def test_the_embedded_database_is_never_opened_for_writing(copy: Path, monkeypat
 def test_a_stdio_session_writes_and_mcp_lab_audit_prints_it(copy: Path, start_server: Callable[..., Wire]) -> None:
     wire = start_server([MCP_LAB, "serve", "--allow-writes", "--db", str(copy)])
     wire.initialize(client="wire-client")
-    assert "writes allowed on" in wire.stderr()
+    assert "writes allowed on" in wire.stderr_with("writes allowed on")
     done = wire.call_tool("cancel_order", {"order_id": 11, "reason": "duplicate order"})
     assert done["structuredContent"]["rows_changed"] == 2
     refused = wire.call_tool("add_order_note", {"order_id": 0, "note": LONG_NOTE})
@@ -320,7 +320,8 @@ def test_a_failed_audit_leaves_the_reply_alone_and_says_so_on_stderr(
     assert done["isError"] is False and done["structuredContent"]["rows_changed"] == 2
     assert wire.result("ping") == {}
     assert wire.close() == 0
-    assert "audit failed (IntegrityError: refused); the reply to the client is unchanged" in wire.stderr()
+    said = "audit failed (IntegrityError: refused); the reply to the client is unchanged"
+    assert said in wire.stderr_with(said)
 
 
 def test_mcp_lab_audit_edge_cases(copy: Path, tmp_path: Path) -> None:
