@@ -359,7 +359,8 @@ CHECKS: dict[str, Check] = {
         ),
         Check(
             "exit-on-eof",
-            "after stdin closes the process exits (within 2 s, or once the work in flight ends), status 0",
+            "after stdin closes the process exits (within 2 s, longer for a slow starter, or once the work "
+            "in flight ends), status 0",
             "SHOULD",
             f"{_LIFE} > Shutdown > stdio",
             "for stdio the client SHOULD shut down by closing the server's input stream and waiting for it to "
