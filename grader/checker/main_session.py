@@ -27,7 +27,6 @@ from .structured_output import judge_structured_output
 from .tool_calls import example_arguments, is_shop, result_problem, result_text, safe_to_call, schema_problem
 from .tool_errors import judge_tool_error_kind, judge_unknown_tool
 
-SILENT_WINDOW = 0.3  # without an initialize reply, lines this early still count as "at start"
 IDS: list[Any] = [0, 42, "abc", "7"]
 UNICODE_ID = "id-ü-☕-桜"
 UNICODE_QUERY = "Sakura 桜"
@@ -110,15 +109,11 @@ class MainSession:
             self.startup = reply.elapsed
         # A server answers in order, so whatever came before the initialize reply was written
         # before it read any request, however slowly it started: that is all "at start".
-        # (Without a reply, later lines may be a reply the checker could not read: only those of
-        # the first moments are counted, and never a framing header or a blank line: those are the
-        # start of a reply framed another way, which a fast machine would otherwise call "at start"
-        # and a busy one would not.)
-        early = [
-            i
-            for i in reply.others
-            if reply.message is not None or (i.line.at <= SILENT_WINDOW and kind_of(i.line.data) != "header")
-        ]
+        # Without a readable reply, every line that came while the checker waited for one counts
+        # (a reply it could not read, pretty-printed or with its id mistyped, is marked by the root
+        # cause as the reply itself), but never a framing header or a blank line: those start a
+        # reply framed another way. No time window: what counts must not depend on the machine's load.
+        early = [i for i in reply.others if reply.message is not None or kind_of(i.line.data) != "header"]
         unprompted = [i for i in early if not is_ping_request(i)]
         if unprompted:
             f.failed(
