@@ -85,6 +85,18 @@ class NudgingProbe(Probe):
             self.unanswered += 1
         return reply
 
+    # A server whose stdout closes, or whose process ends, while stdin is still open died by itself,
+    # wherever the checker sees it first: a read that ends, or a look before the next bad input.
+    def stdout_closed(self) -> bool:
+        closed = super().stdout_closed()
+        self.ended_by_itself = self.ended_by_itself or (closed and self.closed_at is None)
+        return closed
+
+    def alive(self) -> bool:
+        alive = super().alive()
+        self.ended_by_itself = self.ended_by_itself or (not alive and self.closed_at is None)
+        return alive
+
     def read(self, timeout: float) -> Received | None:
         deadline = self.child.elapsed() + timeout
         while True:
@@ -95,7 +107,6 @@ class NudgingProbe(Probe):
             item = super().read(max(0.0, wait))
             if item is None:
                 if self.stdout_closed():
-                    self.ended_by_itself = self.ended_by_itself or self.closed_at is None
                     return None
                 if self._nudge_at is not None and self.child.elapsed() >= self._nudge_at:
                     self._nudge()

@@ -86,15 +86,10 @@ def mistyped_ids(results: dict[str, Result], wire: Signatures) -> dict[str, str]
 
 def died_on_input(results: dict[str, Result], wire: Signatures) -> dict[str, str]:
     """survives-bad-input: no answer to an input the server died on (it could not answer)."""
-    survives = results["survives-bad-input"]
-    # The line it died on: seen as the last one before its stdout closed, or, where a busy machine
-    # let the checker see the death otherwise, the bad input survives-bad-input names.
-    named = survives.evidence.get("bad_input")
-    killers_seen = [*wire.killers, *([named] if isinstance(named, str) and "exited" in survives.summary else [])]
-    if survives.status != "fail" or not killers_seen:
+    if results["survives-bad-input"].status != "fail" or not wire.killers:
         return {}
     found = {}
-    killers = {k[:CUT] for k in killers_seen}
+    killers = {k[:CUT] for k in wire.killers}
     for result in results.values():
         sent, received = result.evidence.get("sent"), result.evidence.get("received")
         if result.status in BAD and not received and isinstance(sent, str) and sent[:CUT] in killers:

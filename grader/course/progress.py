@@ -133,11 +133,11 @@ def progress(workspace: Path = WORKSPACE) -> list[StageProgress]:
     preload()  # what the cells import lazily, once, before they run side by side
     with ThreadPoolExecutor(max_workers=JOBS) as pool:
         found = list(pool.map(lambda task: _check(*task), tasks))
-    failures: dict[int, dict[str, str]] = {}
+    failures: dict[str, dict[str, str]] = {}
     for (read, grade_id), failure in zip(tasks, found, strict=True):
-        failures.setdefault(id(read), {})[grade_id] = failure
+        failures.setdefault(read.folder.name, {})[grade_id] = failure
     for read in reads:
-        _tally(read, failures.get(id(read), {}))
+        _tally(read, failures.get(read.folder.name, {}))
     results = [read.result for read in reads]
     record = workspace / ".mcp-lab" / "progress.json"
     record.parent.mkdir(parents=True, exist_ok=True)
