@@ -55,12 +55,16 @@ class Dispatcher:
         batches_allowed: Callable[[], bool] = lambda: False,
         no_batch: frozenset[str] = frozenset({"initialize"}),
         log: Callable[[str], None] = _stderr_line,
+        route: Callable[[envelope.Request], Handler | None] | None = None,
     ) -> None:
         self.methods = methods
         self.notifications = notifications
         self.batches_allowed = batches_allowed
         self.no_batch = no_batch
         self.log = log  # one line to stderr: stdout carries protocol messages only
+        # Which handler serves a request: by default its method's, from the table. A server of two
+        # eras routes by the request itself (reference.server); an RpcError raised here is the reply.
+        self.route = route or (lambda request: self.methods.get(request.method))
 
     def handle_line(self, line: bytes) -> Any:
         """The reply to one line (a message, a list of them) or ``None`` when nothing is owed."""
@@ -113,7 +117,10 @@ class Dispatcher:
         if isinstance(kind, envelope.Response):
             self.ignore_response(kind)
             return None
-        handler = self.methods.get(kind.method)
+        try:
+            handler = self.route(kind)
+        except RpcError as exc:
+            return envelope.error_message(kind.id, exc)
         if handler is None:
             return envelope.error_message(kind.id, METHOD_NOT_FOUND, kind.method)
         if not isinstance(kind.params, dict):  # MCP params are always an object

@@ -6,6 +6,8 @@
 'Invalid params'
 >>> RpcError(INVALID_PARAMS, "unknown tool 'x'").code
 -32602
+>>> lookup(-32022).name
+'Unsupported protocol version'
 """
 
 from __future__ import annotations
@@ -29,8 +31,36 @@ METHOD_NOT_FOUND = ErrorCode(-32601, "Method not found", "the server does not se
 INVALID_PARAMS = ErrorCode(-32602, "Invalid params", "bad params, an unknown tool, an unusable cursor")
 INTERNAL_ERROR = ErrorCode(-32603, "Internal error", "the server failed unexpectedly")
 
+# MCP's own codes. -32020..-32099 is the spec's range from 2026-07-28 on (basic/index, Error Codes).
+HEADER_MISMATCH = ErrorCode(
+    -32020, "Header mismatch", "HTTP only (2026-07-28): an Mcp-* header is missing or disagrees with the body"
+)
+MISSING_CAPABILITY = ErrorCode(
+    -32021,
+    "Missing required client capability",
+    "(2026-07-28) the request needs a capability its _meta did not declare; data.requiredCapabilities",
+)
+UNSUPPORTED_VERSION = ErrorCode(
+    -32022,
+    "Unsupported protocol version",
+    "(2026-07-28) the request's _meta names a version the server does not serve; data.supported, data.requested",
+)
+# Legacy only (2025-11-25 and before): retired in 2026-07-28, where an unknown resource is -32602.
+RESOURCE_NOT_FOUND = ErrorCode(-32002, "Resource not found", "resources/read of a URI the server does not have")
+
 TABLE: dict[int, ErrorCode] = {
-    e.code: e for e in (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR)
+    e.code: e
+    for e in (
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        INVALID_PARAMS,
+        INTERNAL_ERROR,
+        HEADER_MISMATCH,
+        MISSING_CAPABILITY,
+        UNSUPPORTED_VERSION,
+        RESOURCE_NOT_FOUND,
+    )
 }
 
 

@@ -7,7 +7,8 @@ and the host decides what goes into the context. The shop offers one fixed resou
 
 ``resources/read`` answers a URI with its contents. A URI that names nothing, or that is not one
 of ours at all, is -32002 "Resource not found" with the URI in ``data`` (Resources > Error
-Handling); a request without a ``uri`` string is malformed: -32602. Every URI is checked against
+Handling, 2025-11-25; a 2026-07-28 request gets -32602 instead: :mod:`reference.stateless`); a
+request without a ``uri`` string is malformed: -32602. Every URI is checked against
 the exact form the server hands out (``shop://orders/7``, never ``shop://orders/007``) before any
 SQL runs, and the SQL is parameterised, on the read-only connection.
 
@@ -36,13 +37,9 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from .catalog import MAX_ID
-from .errors import INVALID_PARAMS, ErrorCode, RpcError
+from .errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
 from .shop import shop_tools
 from .tools import ToolError, json_type
-
-# MCP's own code, in JSON-RPC's implementation-defined range (-32000..-32099), so not in the
-# errors table: resources/read of a URI the server does not have.
-RESOURCE_NOT_FOUND = ErrorCode(-32002, "Resource not found", "resources/read of a URI the server does not have")
 
 SCHEMA_URI = "shop://schema"
 ORDER_TEMPLATE = "shop://orders/{order_id}"

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
-from . import database, envelope
-from .dispatch import Dispatcher
-from .errors import METHOD_NOT_FOUND, PARSE_ERROR, RpcError
+from . import database, envelope, stateless
+from .dispatch import Dispatcher, Handler
+from .errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError
 from .framing import read_frame, write_frame
-from .lifecycle import LATEST, Session
+from .lifecycle import SUPPORTED, Session
 
 if TYPE_CHECKING:
     from .prompts import Prompts
@@ -84,7 +84,9 @@ class Server:
         # No toolbox: the tools/list and tools/call handlers are plugged in by whoever runs the
         # loop (stage 05 of the course plugs in the learner's; until then both are refused).
         # No resources or prompts: their methods are not served (-32601) and not declared.
-        self.session = Session()
+        self.session = Session()  # the connection's, once an initialize chose the legacy era
+        self.modern = False  # a request with the 2026-07-28 _meta chose the modern era for this connection
+        self.request: stateless.RequestMeta | None = None  # the modern request being served
         self.toolbox = toolbox
         self.resources = resources
         self.prompts = prompts
@@ -92,6 +94,7 @@ class Server:
         self.transport = transport  # for the write audit: how the client reached us
         methods: dict[str, Callable[[Any], Any]] = {
             "initialize": self.initialize,
+            "server/discover": self.discover,
             "ping": lambda params: {},
             "tools/list": self.list_tools,
             "tools/call": self.call_tool,
@@ -113,7 +116,84 @@ class Server:
             },
             batches_allowed=lambda: self.session.batches_allowed,
             log=self.log,
+            route=self.route,
         )
+
+    # The era (basic/versioning, Backward Compatibility): a request whose _meta carries the
+    # 2026-07-28 fields is served statelessly; an initialize chooses the legacy era at the revision
+    # it negotiates. The first of them fixes the era of this connection, as both official SDKs do:
+    # a client speaks one era per process, so the other era's traffic is a confused client, and it
+    # gets an error that says so. Before either, a plain request is served as it always was.
+    def route(self, request: envelope.Request) -> Handler | None:
+        method, legacy = request.method, self.session.initialize_seen
+        if stateless.is_modern(request.params):
+            if legacy:
+                raise RpcError(
+                    INVALID_REQUEST,
+                    f"this connection was initialized (revision {self.session.version}): a {stateless.MODERN} "
+                    "request with _meta needs a connection of its own",
+                )
+            self.modern = True
+            return self.modern_handler(request)
+        if self.modern:
+            if method == "initialize":
+                # A dual-era client whose discover probe timed out may still send its fallback
+                # initialize: -32022 naming the modern versions tells it to stay modern (mcp 2.x does).
+                asked = request.params.get("protocolVersion") if isinstance(request.params, dict) else None
+                why = "on this connection: its first request chose 2026-07-28; initialize needs a connection of its own"
+                raise stateless.unsupported(asked, why)
+            raise RpcError(
+                INVALID_PARAMS,
+                f"this connection speaks {stateless.MODERN} (its first request did): every request needs params._meta "
+                f'with "{stateless.PROTOCOL_VERSION}" and "{stateless.CLIENT_CAPABILITIES}"',
+            )
+        if method in stateless.ADDED:
+            if legacy:
+                raise RpcError(
+                    METHOD_NOT_FOUND,
+                    f"{method} is a {stateless.MODERN} method; this connection negotiated {self.session.version}",
+                )
+            return self.modern_handler(request)  # no _meta: refused for it, -32602
+        return self.dispatcher.methods.get(method)
+
+    def modern_handler(self, request: envelope.Request) -> Handler:
+        """The handler of one 2026-07-28 request: its _meta checked first, its result marked complete."""
+        meta = stateless.read_meta(request.params)
+        method = request.method
+        if method in stateless.REMOVED:
+            raise stateless.removed(method)
+        handler = self.dispatcher.methods.get(method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, method)
+        ttl = stateless.READ_TTL_MS if method == "resources/read" and self.writes is not None else None
+
+        def serve(params: Any) -> Any:
+            self.request = meta
+            try:
+                result = handler(params)
+            except RpcError as exc:
+                raise stateless.not_found_in_modern(exc) from None
+            finally:
+                self.request = None
+            return stateless.complete(method, result, SERVER_INFO, ttl)
+
+        return serve
+
+    @property
+    def context(self) -> Session:
+        """The revision and the client a request is served for: the connection's in the legacy era,
+        the request's own in the modern one (never an earlier request's)."""
+        meta = self.request
+        if meta is None:
+            return self.session
+        return Session(version=meta.version, client_name=meta.client_name, client_version=meta.client_version)
+
+    def instructions(self) -> str:
+        return WRITE_INSTRUCTIONS if self.writes is not None and self.writes.allowed else INSTRUCTIONS
+
+    def discover(self, params: dict[str, Any]) -> dict[str, Any]:
+        """server/discover (2026-07-28): the versions, capabilities and identity of this server."""
+        return stateless.discover(self.capabilities(), SERVER_INFO, self.instructions())
 
     def capabilities(self) -> dict[str, Any]:
         """What this server serves, and nothing else: a client believes the list."""
@@ -125,9 +205,7 @@ class Server:
         return capabilities
 
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        writes_on = self.writes is not None and self.writes.allowed
-        instructions = WRITE_INSTRUCTIONS if writes_on else INSTRUCTIONS
-        result = self.session.initialize(params, SERVER_INFO, self.capabilities(), instructions)
+        result = self.session.initialize(params, SERVER_INFO, self.capabilities(), self.instructions())
         self.log(f"initialize: client {self.session.client_name or '?'}, revision {self.session.version}")
         return result
 
@@ -137,12 +215,12 @@ class Server:
     def list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.toolbox is None:
             raise RpcError(METHOD_NOT_FOUND, "tools/list: this server has no tools plugged in")
-        return self.toolbox.list(params, self.session.structured_output)
+        return self.toolbox.list(params, self.context.structured_output)
 
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.toolbox is None:
             raise RpcError(METHOD_NOT_FOUND, "tools/call: this server has no tools plugged in")
-        session = self.session
+        session = self.context
         name, writes = params.get("name"), self.writes
         if writes is not None and isinstance(name, str) and name in writes.names:
             from .audit import Provenance  # the advanced track's: a server without writes never loads it
@@ -249,7 +327,10 @@ def run(
 
         return serve_http(shop.server_factory("http"), http, auth_token, log)
     server = shop.server()
-    log(f"serving the shop, revision {LATEST}; stdin closed ends the server")
+    log(
+        f"serving the shop: {', '.join(stateless.SUPPORTED)} per request (_meta), and {', '.join(SUPPORTED)} "
+        "after initialize; stdin closed ends the server"
+    )
     try:
         return server.serve(sys.stdin.buffer, sys.stdout.buffer)
     except BrokenPipeError:

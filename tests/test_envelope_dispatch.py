@@ -33,10 +33,17 @@ JSON_RPC_CODES = {
     -32602: "Invalid params",
     -32603: "Internal error",
 }
+# MCP's own: 2026-07-28's three (basic/index, Error Codes) and the legacy -32002 (2025-11-25, Resources).
+MCP_CODES = {
+    -32020: "Header mismatch",
+    -32021: "Missing required client capability",
+    -32022: "Unsupported protocol version",
+    -32002: "Resource not found",
+}
 
 
 def test_error_table_has_the_json_rpc_codes() -> None:
-    assert {code: row.name for code, row in errors.TABLE.items()} == JSON_RPC_CODES
+    assert {code: row.name for code, row in errors.TABLE.items()} == JSON_RPC_CODES | MCP_CODES
     for code in JSON_RPC_CODES:
         row = errors.lookup(code)
         assert row is not None and row.code == code and row.when
