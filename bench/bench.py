@@ -4,7 +4,12 @@ All three run in one go, side by side, as real child processes over pipes, spawn
 the course's own host code (:class:`reference.child.ChildProcess`: ``PYTHONUNBUFFERED`` removed,
 stderr drained, every read bounded by a timeout) and spoken to with :mod:`reference.framing`.
 
-- **cold start**: from spawn to the ``initialize`` reply, the median of ``--starts`` fresh
+Both eras of MCP are measured (``--era``, default both), each with its own table: **legacy** (the
+``initialize`` handshake, then plain requests) and **modern** (MCP 2026-07-28: no handshake, a
+``server/discover`` first and the ``_meta`` envelope on every request). The SDK's server speaks both.
+
+- **cold start**: from spawn to the first reply (``initialize``, or ``server/discover`` in the
+  modern era), the median of ``--starts`` fresh
   processes; each round starts the three servers one after another (in a rotating order), so
   whatever noise the machine makes falls on all three alike;
 - **latency**: ``--calls`` sequential ``tools/call count_orders {"status": "paid"}`` per server
@@ -24,6 +29,7 @@ reported as failed; the run goes on with the others.
     $ make bench                                   # .venv/bin/python bench/bench.py
     $ .venv/bin/python bench/bench.py --quick      # small counts: a smoke run in a few seconds
     $ .venv/bin/python bench/bench.py --calls 20000 --starts 20 --json > bench/results/run.json
+    $ .venv/bin/python bench/bench.py --era modern  # one era only
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
-from reference import PROTOCOL_REVISION, database  # noqa: E402
+from reference import PROTOCOL_REVISION, database, stateless  # noqa: E402
 from reference.child import ChildProcess  # noqa: E402
 from reference.framing import FrameError, decode, encode  # noqa: E402
 
@@ -77,7 +83,21 @@ def commands(db: Path) -> dict[str, list[str]]:
 # -- talking to one server ------------------------------------------------------------------
 
 
-def initialize_frame(request_id: int) -> bytes:
+ERAS = ("legacy", "modern")
+# The 2026-07-28 envelope every modern request carries (reference/stateless.py).
+MODERN_META = {
+    stateless.PROTOCOL_VERSION: stateless.MODERN,
+    stateless.CLIENT_CAPABILITIES: {},
+    stateless.CLIENT_INFO: CLIENT_INFO,
+}
+
+
+def initialize_frame(request_id: int, era: str = "legacy") -> bytes:
+    """The first request of a session: ``initialize``, or ``server/discover`` in the modern era."""
+    if era == "modern":
+        return encode(
+            {"jsonrpc": "2.0", "id": request_id, "method": "server/discover", "params": {"_meta": MODERN_META}}
+        )
     return encode(
         {
             "jsonrpc": "2.0",
@@ -88,16 +108,18 @@ def initialize_frame(request_id: int) -> bytes:
     )
 
 
-def call_frame(request_id: int) -> bytes:
-    return encode({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": TOOL_CALL})
+def call_frame(request_id: int, era: str = "legacy") -> bytes:
+    params = {**TOOL_CALL, "_meta": MODERN_META} if era == "modern" else TOOL_CALL
+    return encode({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
 
 
 class Server:
     """One running server and the client side of its session."""
 
-    def __init__(self, name: str, argv: Sequence[str], timeout: float) -> None:
+    def __init__(self, name: str, argv: Sequence[str], timeout: float, era: str = "legacy") -> None:
         self.name = name
         self.timeout = timeout
+        self.era = era
         try:
             self.child = ChildProcess(argv, cwd=str(ROOT))
         except OSError as exc:
@@ -138,16 +160,18 @@ class Server:
         return self.next_id
 
     def handshake(self) -> dict[str, Any]:
+        """The legacy handshake, or in the modern era the discover a client sends first."""
         request_id = self.request_id()
-        self.send(initialize_frame(request_id))
+        self.send(initialize_frame(request_id, self.era))
         message, _ = self.reply(request_id)
-        self.send(encode({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        if self.era == "legacy":
+            self.send(encode({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         return message["result"]
 
     def call(self) -> tuple[dict[str, Any], float]:
         """One ``tools/call``: its result and its round trip in seconds."""
         request_id = self.request_id()
-        frame = call_frame(request_id)
+        frame = call_frame(request_id, self.era)
         sent = self.child.elapsed()
         self.send(frame)
         message, arrived = self.reply(request_id)
@@ -191,11 +215,11 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[rank - 1]
 
 
-def cold_start(name: str, argv: Sequence[str], timeout: float) -> float:
-    """Seconds from spawn to the ``initialize`` reply of a fresh process."""
-    server = Server(name, argv, timeout)
+def cold_start(name: str, argv: Sequence[str], timeout: float, era: str = "legacy") -> float:
+    """Seconds from spawn to the first reply (``initialize``, or ``server/discover``) of a fresh process."""
+    server = Server(name, argv, timeout, era)
     try:
-        server.send(initialize_frame(0))  # written at once: it waits in the pipe until read
+        server.send(initialize_frame(0, era))  # written at once: it waits in the pipe until read
         _, arrived = server.reply(0)
         return arrived
     finally:
@@ -203,13 +227,18 @@ def cold_start(name: str, argv: Sequence[str], timeout: float) -> float:
 
 
 def measure_cold_starts(
-    argvs: dict[str, list[str]], results: dict[str, Result], starts: int, timeout: float, progress: Progress
+    argvs: dict[str, list[str]],
+    results: dict[str, Result],
+    starts: int,
+    timeout: float,
+    progress: Progress,
+    era: str = "legacy",
 ) -> None:
     for round_no in range(starts):
         shift = round_no % len(SERVERS)
         for name in SERVERS[shift:] + SERVERS[:shift]:
             try:
-                results[name].cold_starts.append(cold_start(name, argvs[name], timeout) * 1000)
+                results[name].cold_starts.append(cold_start(name, argvs[name], timeout, era) * 1000)
             except BenchError as exc:
                 results[name].errors.append(f"cold start {round_no + 1}: {exc}")
         progress(f"cold start {round_no + 1}/{starts}")
@@ -225,6 +254,7 @@ def measure_calls(
     warmup: int,
     timeout: float,
     progress: Progress,
+    era: str = "legacy",
 ) -> None:
     servers: dict[str, Server] = {}
     failed: set[str] = set()
@@ -233,7 +263,7 @@ def measure_calls(
     try:
         for name in SERVERS:
             try:
-                server = servers[name] = Server(name, argvs[name], timeout)
+                server = servers[name] = Server(name, argvs[name], timeout, era)
                 server.handshake()
                 answer, _ = server.call()  # untimed: the answer, kept to compare the servers
                 if answer.get("isError"):
@@ -355,14 +385,15 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return "failed" if value is None else f"{value:,.{digits}f}"
 
 
-def render(report: dict[str, Any], results: dict[str, Result], goals: list[Target]) -> str:
-    config, host = report["config"], report["machine"]
+ERA_TITLES = {
+    "legacy": "legacy era (2025-11-25): initialize, then plain requests",
+    "modern": "modern era (2026-07-28): server/discover, then requests with the _meta envelope",
+}
+
+
+def render_era(era: str, results: dict[str, Result], goals: list[Target]) -> list[str]:
     lines = [
-        f'MCP Wire Lab benchmark: {config["calls"]} x tools/call count_orders {{"status": "paid"}} '
-        f"after {config['warmup']} warm-up calls, {config['starts']} cold starts",
-        f"python {host['python']}, mcp SDK {host['mcp_sdk']}, {host['platform']}, {host['cpus']} CPUs, "
-        f"load average {host['loadavg_before']} -> {host['loadavg']}",
-        "",
+        ERA_TITLES[era],
         f"{'server':<10} {'cold start ms':>14} {'p50 µs':>9} {'p99 µs':>9} {'calls/s':>9} {'peak RSS MB':>12}",
     ]
     for name in SERVERS:
@@ -383,6 +414,19 @@ def render(report: dict[str, Any], results: dict[str, Result], goals: list[Targe
             lines.append(f"!! {name}: {error}")
         if len(results[name].errors) > 5:
             lines.append(f"!! {name}: ... and {len(results[name].errors) - 5} more failures")
+    return lines
+
+
+def render(report: dict[str, Any], measured: dict[str, tuple[dict[str, Result], list[Target]]]) -> str:
+    config, host = report["config"], report["machine"]
+    lines = [
+        f'MCP Wire Lab benchmark: {config["calls"]} x tools/call count_orders {{"status": "paid"}} '
+        f"after {config['warmup']} warm-up calls, {config['starts']} cold starts, per era",
+        f"python {host['python']}, mcp SDK {host['mcp_sdk']}, {host['platform']}, {host['cpus']} CPUs, "
+        f"load average {host['loadavg_before']} -> {host['loadavg']}",
+    ]
+    for era, (results, goals) in measured.items():
+        lines += ["", *render_era(era, results, goals)]
     return "\n".join(lines)
 
 
@@ -398,6 +442,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for any one reply")
     parser.add_argument("--db", help="the shop database (default: the embedded one, built if missing)")
+    parser.add_argument(
+        "--era", choices=(*ERAS, "both"), default="both", help="legacy (initialize), modern (2026-07-28), or both"
+    )
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else {"calls": 10000, "starts": 10, "warmup": 200}
     for key, value in defaults.items():
@@ -412,7 +459,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     db = Path(args.db) if args.db else database.ensure_default()
     argvs = commands(db)
-    results = {name: Result() for name in SERVERS}
 
     def progress(text: str) -> None:
         if not args.json and sys.stderr.isatty():
@@ -420,9 +466,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     host = machine()
     loadavg_before = host["loadavg"]
-    measure_cold_starts(argvs, results, args.starts, args.timeout, progress)
-    measure_calls(argvs, results, args.calls, args.warmup, args.timeout, progress)
-    goals = targets(results)
+    measured: dict[str, tuple[dict[str, Result], list[Target]]] = {}
+    for era in ERAS if args.era == "both" else (args.era,):
+        results = {name: Result() for name in SERVERS}
+        measure_cold_starts(argvs, results, args.starts, args.timeout, progress, era)
+        measure_calls(argvs, results, args.calls, args.warmup, args.timeout, progress, era)
+        measured[era] = (results, targets(results))
     host = machine() | {"loadavg_before": loadavg_before}
     report = {
         "config": {
@@ -433,15 +482,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             "commands": argvs,
         },
         "machine": host,
-        "servers": {name: asdict(result) for name, result in results.items()},
-        "answers_identical": same_answer(results),
-        "targets": [asdict(goal) | {"verdict": goal.verdict, "met": goal.met} for goal in goals],
+        "eras": {
+            era: {
+                "servers": {name: asdict(result) for name, result in results.items()},
+                "answers_identical": same_answer(results),
+                "targets": [asdict(goal) | {"verdict": goal.verdict, "met": goal.met} for goal in goals],
+            }
+            for era, (results, goals) in measured.items()
+        },
     }
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(render(report, results, goals))
-    return 1 if args.strict and not all(goal.met for goal in goals) else 0
+        print(render(report, measured))
+    met = all(goal.met for _, goals in measured.values() for goal in goals)
+    return 1 if args.strict and not met else 0
 
 
 if __name__ == "__main__":

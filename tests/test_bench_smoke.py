@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark: ``bench/bench.py --quick --json`` runs and measures all three servers.
+"""Smoke test of the benchmark: ``bench/bench.py --quick --json`` measures all three servers in both eras.
 
 It asserts only that every number is there and positive, never how fast anything is: timings
 belong in the benchmark's report, not in a test that a busy machine would make flaky.
@@ -19,24 +19,26 @@ SERVERS = ("reference", "sdk", "echo")
 MEASURES = ("cold_start_ms", "p50_us", "p99_us", "calls_per_s", "peak_rss_mb")
 
 
-def test_quick_run_measures_all_three_servers() -> None:
+def test_quick_run_measures_all_three_servers_in_both_eras() -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,  # a quick run takes a few seconds; this only stops a hang
+        timeout=120,  # a quick run takes a few seconds per era; this only stops a hang
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
-    assert set(report["servers"]) == set(SERVERS)
-    for name in SERVERS:
-        server = report["servers"][name]
-        assert server["errors"] == [], (name, server["errors"])
-        for measure in MEASURES:
-            value = server[measure]
-            assert isinstance(value, int | float) and value > 0, (name, measure, value)
-        assert server["calls"] == report["config"]["calls"]
-    assert report["answers_identical"] is True
-    verdicts = [target["verdict"] for target in report["targets"]]
-    assert len(verdicts) == 4 and set(verdicts) <= {"PASS", "MISS"}, verdicts
+    assert set(report["eras"]) == {"legacy", "modern"}
+    for era, measured in report["eras"].items():
+        assert set(measured["servers"]) == set(SERVERS)
+        for name in SERVERS:
+            server = measured["servers"][name]
+            assert server["errors"] == [], (era, name, server["errors"])
+            for measure in MEASURES:
+                value = server[measure]
+                assert isinstance(value, int | float) and value > 0, (era, name, measure, value)
+            assert server["calls"] == report["config"]["calls"]
+        assert measured["answers_identical"] is True, era
+        verdicts = [target["verdict"] for target in measured["targets"]]
+        assert len(verdicts) == 4 and set(verdicts) <= {"PASS", "MISS"}, verdicts
