@@ -188,3 +188,49 @@ def test_a_forged_reply_with_the_id_as_a_string_is_marked_and_the_true_reply_lin
     for reply in true:
         request = next(e for e in timeline.frames() if e.n == reply.link)
         assert request.link == reply.n and request.message["id"] == reply.message["id"]
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "pytest", "version": "1"},
+}
+
+
+def test_a_modern_session_folds_the_envelope_and_marks_each_frame_with_its_era() -> None:
+    script = [
+        lab.request("server/discover", 1, {"_meta": MODERN_META}),
+        lab.request("tools/call", 2, {"name": "count_orders", "arguments": {"status": "paid"}, "_meta": MODERN_META}),
+    ]
+    timeline = run(lab.reference(), script)
+    frames = timeline.frames()
+    assert [(e.kind, e.era) for e in frames] == [
+        ("request", "2026-07-28"),
+        ("response", "2026-07-28"),
+        ("request", "2026-07-28"),
+        ("response", "2026-07-28"),
+    ]
+    call, result = frames[2], frames[3]
+    # Folded on the summary line (the envelope is the same on every request), whole when opened.
+    assert '"_meta":{…}' in call.summary() and "clientCapabilities" not in call.summary()
+    assert '"resultType":"complete"' in result.summary() and "serverInfo" not in result.summary()
+    assert "io.modelcontextprotocol/clientCapabilities" in call.pretty()
+    assert f"#{call.n:<3} -> request (#{result.n}) [2026-07-28]: " in timeline.text()
+    page = inspector.Inspector(lab.reference(), script).html()
+    assert '<span class="mcp-era">2026-07-28</span>' in page and "{…}" in page
+
+
+def test_a_legacy_session_is_marked_legacy_from_its_initialize_on() -> None:
+    timeline = run(lab.reference(), [lab.request("ping", 0), *HANDSHAKE])
+    eras = [(e.kind, e.era) for e in timeline.frames()]
+    # The ping before any era is neither; from initialize on, the connection is legacy.
+    assert eras == [
+        ("request", ""),
+        ("response", ""),
+        ("request", "legacy"),
+        ("response", "legacy"),
+        ("notification", "legacy"),
+        ("request", "legacy"),
+        ("response", "legacy"),
+    ]
+    assert all("{…}" not in e.summary() for e in timeline.frames())

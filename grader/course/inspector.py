@@ -52,12 +52,14 @@ STYLE = """<style>
 .mcp-insp .mcp-diff-box{border:2px solid #c53030;padding:6px;margin:6px 0;background:#fff5f5}
 .mcp-insp .mcp-same{border:2px solid #2f855a;padding:6px;margin:6px 0;background:#f0fff4}
 .mcp-insp .mcp-cols{display:flex;gap:12px} .mcp-insp .mcp-col{flex:1;min-width:0}
+.mcp-insp .mcp-era{font-size:10px;color:#555;border:1px solid #bbb;border-radius:3px;padding:0 3px}
 </style>"""
 
 ARROWS = {"sent": "→", "received": "←", "stderr": "2>", "note": "··"}
 LEGEND = (
     "→ client to server · ← server to client · 2&gt; a stderr line · ·· a note (no reply in time, "
-    "stdin closed, exit) · #n (#m): frame n answers or is answered by frame m · click a frame to pretty-print it"
+    "stdin closed, exit) · #n (#m): frame n answers or is answered by frame m · 2026-07-28 or legacy: the era "
+    "of the frame · _meta:{…}: the 2026-07-28 envelope, folded · click a frame to pretty-print it in full"
 )
 
 
@@ -71,6 +73,7 @@ def event_html(event: Event, first_diff: bool = False) -> str:
     if first_diff:
         classes.append("mcp-first-diff")
     link = f" (#{event.link})" if event.link is not None else ""
+    era = f' <span class="mcp-era">{html.escape(event.era)}</span>' if event.era else ""
     flag = f'<div class="mcp-flag">⚠ {html.escape(event.flag)}</div>' if event.flag else ""
     body = html.escape(event.summary())
     if event.is_frame:
@@ -79,7 +82,7 @@ def event_html(event: Event, first_diff: bool = False) -> str:
     return (
         f'<div class="{" ".join(classes)}" data-n="{event.n}"><span class="mcp-at">{event.at:.3f} s</span>'
         f'<span class="mcp-n">#{event.n}</span><span>{ARROWS[event.direction]}</span>'
-        f'<span class="mcp-kind">{event.kind}{link}</span>{body}</div>'
+        f'<span class="mcp-kind">{event.kind}{link}{era}</span>{body}</div>'
     )
 
 

@@ -56,9 +56,13 @@ class Event:
     def is_frame(self) -> bool:
         return self.direction in ("sent", "received")
 
+    era: str = ""  # "2026-07-28" or "legacy" where the frame (or its connection) shows which; "" before either
+
     def summary(self, limit: int = CUT) -> str:
-        """The frame on one line (cut), or the words of a stderr line or note."""
-        text = self.text if not self.is_frame else self.data.decode("utf-8", "backslashreplace")
+        """The frame on one line (cut), its 2026-07-28 ``_meta`` collapsed; or the words of a stderr line or note."""
+        text = (
+            self.text if not self.is_frame else collapsed(self.message) or self.data.decode("utf-8", "backslashreplace")
+        )
         return text if len(text) <= limit else f"{text[:limit]}... ({len(self.data) or len(text)} bytes)"
 
     def pretty(self) -> str:
@@ -71,8 +75,53 @@ class Event:
         """The event as one line of a plain-text transcript."""
         arrow = {"sent": "->", "received": "<-", "stderr": "2>", "note": ".."}[self.direction]
         link = f" (#{self.link})" if self.link is not None else ""
+        era = f" [{self.era}]" if self.era else ""
         flag = f"   !! {self.flag}" if self.flag else ""
-        return f"{self.at:7.3f} s  #{self.n:<3} {arrow} {self.kind}{link}: {self.summary()}{flag}"
+        return f"{self.at:7.3f} s  #{self.n:<3} {arrow} {self.kind}{link}{era}: {self.summary()}{flag}"
+
+
+MODERN_KEYS = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
+_FOLDED = "\u2026folded\u2026"
+
+
+def _modern_meta(value: Any) -> bool:
+    return isinstance(value, dict) and any(key.startswith("io.modelcontextprotocol/") for key in value)
+
+
+def collapsed(message: Any) -> str:
+    """A 2026-07-28 frame on one line with its ``_meta`` envelope folded to ``{…}`` (the same on every
+    request, and long); "" for a frame that has none, which is shown as it came.
+
+    >>> collapsed({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+    ...            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{…}}}'
+    """
+    if not isinstance(message, dict):
+        return ""
+    folded = False
+    shown = dict(message)
+    for key in ("params", "result"):
+        part = message.get(key)
+        if isinstance(part, dict) and _modern_meta(part.get("_meta")):
+            shown[key] = {**part, "_meta": _FOLDED}
+            folded = True
+    if not folded:
+        return ""
+    return encode(shown).decode("utf-8").rstrip("\n").replace(f'"{_FOLDED}"', "{…}")
+
+
+def era_of(message: Any, sent: bool) -> str:
+    """The era a frame shows by itself: a 2026-07-28 ``_meta`` or ``resultType``, or an ``initialize``."""
+    if not isinstance(message, dict):
+        return ""
+    if sent:
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and any(key in meta for key in MODERN_KEYS):
+            return "2026-07-28"
+        return "legacy" if message.get("method") == "initialize" else ""
+    result = message.get("result")
+    return "2026-07-28" if isinstance(result, dict) and "resultType" in result else ""
 
 
 @dataclass
@@ -179,6 +228,7 @@ class Recorder:
         self._near_misses: list[Event] = []  # requests answered so far only with a near-miss id
         self._stderr_seen = 0
         self._stderr_partial = b""
+        self._era = ""  # the connection's era, once a frame has chosen one
         self._lock = threading.RLock()
         try:
             self.probe: Probe | None = Probe(list(argv), timeout, env=env, name="inspector")
@@ -207,6 +257,8 @@ class Recorder:
             message, is_json, _ = _decode(data.rstrip(b"\n"))
             kind = kind_of(message, is_json, sent=True)
             sent = self._add("sent", kind, self._now(), data=data.rstrip(b"\n"), message=message)
+            sent.era = era_of(message, sent=True) or self._era if kind != "not-json" else ""
+            self._era = self._era or sent.era
             if kind == "request":
                 self._pending.append(sent)
             if not self.probe.send_raw(data):
@@ -273,6 +325,8 @@ class Recorder:
         if late and kind in ("response", "error", "batch"):
             flags.append("arrived only after stdin closed: a reply that sat in a buffer (a missing flush?)")
         event.flag = "; ".join(f for f in flags if f)
+        request = self.timeline.get(event.link)
+        event.era = era_of(message, sent=False) or (request.era if request is not None else "") if is_json else ""
         return event
 
     def _link(self, event: Event) -> str:
