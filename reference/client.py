@@ -287,11 +287,12 @@ class Client:
         except ClientError as exc:
             # A server that answered the probe and then exited: the handshake finds it gone.
             assert self.child is not None
-            if not probed or restart or exc.error is not None or not self.child.stdout_closed.is_set():
+            # (Its stdout may close a moment after the write to its stdin failed: give it 2 s.)
+            if not probed or restart or exc.error is not None or not self.child.stdout_closed.wait(2.0):
                 self.era = None
                 raise
-            self._restart()
             self.era_reason = reason.replace("a legacy server", "a legacy server (it exited after answering)", 1)
+            self._restart()
             result = self.initialize()
         if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
             self.version = result["protocolVersion"]
