@@ -107,6 +107,7 @@ class Client:
         self.era_reason = ""
         self.server_result: dict[str, Any] | None = None  # the DiscoverResult or the InitializeResult
         self.restarts = 0  # children started again because the probe killed one
+        self._probe_sent: tuple[int, str] = (-1, "")  # the last probe's id and version
 
     def start(self) -> Client:
         self.child = ChildProcess(self.argv, env=self.env)
@@ -266,6 +267,7 @@ class Client:
     def _probe(self, version: str) -> era_probe.Verdict:
         """One ``server/discover`` in ``version``, judged."""
         params = {"_meta": self._envelope(version)}
+        self._probe_sent = (self.next_id, version)
         try:
             result = self._call("server/discover", params, self.probe_timeout)
         except ClientError as exc:
@@ -285,6 +287,9 @@ class Client:
         try:
             result = self.initialize()
         except ClientError as exc:
+            late = self._late_discover() if probed else None
+            if late is not None:
+                return late
             # A server that answered the probe and then exited: the handshake finds it gone.
             assert self.child is not None
             # (Its stdout may close a moment after the write to its stdin failed: give it 2 s.)
@@ -298,6 +303,25 @@ class Client:
             self.version = result["protocolVersion"]
         self.server_result = result if isinstance(result, dict) else {}
         return self.server_result
+
+    def _late_discover(self) -> dict[str, Any] | None:
+        """A DiscoverResult that came after the probe's timeout: a modern server slow to start.
+
+        Such a server (the SDK's, on a busy machine) then refuses the ``initialize`` sent to it,
+        its connection being modern already; its late answer, kept among the early replies, says so.
+        """
+        probe_id, version = self._probe_sent
+        reply = next((m for m in self.early if same_id(m["id"], probe_id)), None)
+        verdict = era_probe.judge(reply, version, self.modern_versions) if reply is not None else None
+        if verdict is None or verdict.result is None or verdict.version is None:
+            return None
+        self.early.remove(reply)
+        self.era, self.version, self.server_result = "modern", verdict.version, verdict.result
+        self.era_reason = (
+            f"server/discover answered after the {self.probe_timeout:g} s probe timeout (and initialize was "
+            f"refused): a modern server, speaking {verdict.version}"
+        )
+        return verdict.result
 
     def _restart(self) -> None:
         """The child died of the probe: end it and start the same command again."""

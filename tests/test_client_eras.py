@@ -253,6 +253,20 @@ def test_32022_with_a_supported_list_means_modern_and_a_second_probe(modern: tup
     ]
 
 
+def test_a_modern_server_too_slow_for_the_probe_is_still_found_modern(modern: tuple[list[str], Path]) -> None:
+    # The probe gives up after 0.5 s; the server answers it after 3 s, then refuses the initialize
+    # that went out meanwhile. The late DiscoverResult decides: modern, with no second handshake.
+    argv, record = modern
+    wire = Wire()
+    with Client([*argv, "--slow-start", "3"], timeout=TIMEOUT, probe_timeout=0.5, on_frame=wire) as client:
+        result = client.connect()
+        assert client.era == "modern" and result["supportedVersions"] == [MODERN]
+        assert client.era_reason.startswith("server/discover answered after the 0.5 s probe timeout")
+        assert client.request("tools/list")["resultType"] == "complete"
+    assert wire.methods() == ["server/discover", "initialize", "tools/list"]
+    assert [m["method"] for m in recorded(record)] == ["server/discover", "initialize", "tools/list"]
+
+
 def test_32022_with_no_version_in_common_is_an_error_not_a_fallback(modern: tuple[list[str], Path]) -> None:
     argv, record = modern
     client = Client(argv, timeout=TIMEOUT, modern_versions=("2099-01-01",))

@@ -1,10 +1,11 @@
 """A modern-only (2026-07-28) stdio server, standard library only, with a few odd tools.
 
-    python modern_only.py RECORD
+    python modern_only.py RECORD [--slow-start S]
 
 Every request must carry the envelope in ``params._meta``; a version other than 2026-07-28 gets
 -32022 with ``data.supported``, ``initialize`` gets -32601 (it names the supported version).
 Every request it reads is appended to RECORD, one JSON line, so a test sees what came on the wire.
+With ``--slow-start S`` it sleeps S seconds before it answers its first request (a slow start).
 
 Tools (``tools/call``):
 
@@ -19,8 +20,10 @@ Tools (``tools/call``):
 
 import json
 import sys
+import time
 
 RECORD = sys.argv[1]
+SLOW_START = float(sys.argv[3]) if sys.argv[2:3] == ["--slow-start"] else 0.0
 MODERN = "2026-07-28"
 PREFIX = "io.modelcontextprotocol/"
 # Characters a careless client could alter: escapes, a non-BMP character, JSON-looking text.
@@ -79,6 +82,8 @@ def call(rid, params: dict, capabilities: dict) -> None:
 
 
 for line in sys.stdin.buffer:
+    time.sleep(SLOW_START)
+    SLOW_START = 0.0
     message = json.loads(line)
     with open(RECORD, "a") as record:
         record.write(json.dumps(message) + "\n")
