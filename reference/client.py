@@ -397,14 +397,15 @@ class Client:
         if asks is not None:
             if not isinstance(asks, dict) or not all(isinstance(v, dict) for v in asks.values()):
                 raise ClientError(f"{method}: inputRequests is not an object of request objects (mrtr, InputRequests)")
-            if asks and self.on_input is None:
+            on_input = self.on_input
+            if asks and on_input is None:
                 wanted = sorted({str(v.get("method")) for v in asks.values()})
                 raise ClientError(
                     f"{method}: the server asks for {', '.join(wanted)}, which this client did not "
                     "declare (no on_input); mrtr: a server MUST NOT ask for an undeclared capability"
                 )
-            assert self.on_input is not None or not asks
-            extra["inputResponses"] = {key: self.on_input(key, ask) for key, ask in asks.items()} if asks else {}
+            # One answer per question, under the server's key (the same keys: mrtr, InputResponses).
+            extra["inputResponses"] = {key: on_input(key, ask) for key, ask in asks.items()} if on_input else {}
         if "requestState" in result:
             extra["requestState"] = state  # echoed exactly; never read, never made up
         return extra
