@@ -197,8 +197,9 @@ class Client:
             self.notifications.append(message)
         elif message["method"] == "ping":
             self._send(envelope.result_message(message["id"], {}))
-        elif message["method"] == "elicitation/create" and self.on_input is not None:
-            # A legacy server asks mid-call; the key is the request's id as JSON ("7", "\"a\"").
+        elif message["method"] == "elicitation/create" and self.on_input is not None and self.era != "modern":
+            # A legacy server asks mid-call (a modern one may not: it answers input_required);
+            # the key is the request's id as JSON ("7", "\"a\"").
             question = {"method": message["method"], "params": message.get("params", {})}
             self._send(envelope.result_message(message["id"], self.on_input(json.dumps(message["id"]), question)))
         else:

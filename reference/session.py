@@ -20,6 +20,9 @@ server asks for with yes, and also calls the shop's ``cancel_order`` if the serv
     >>> confirm_all("k", {"method": "elicitation/create", "params": {"message": "Cancel order 9?",
     ...     "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}}})
     {'action': 'accept', 'content': {'confirm': True}}
+    >>> confirm_all("k", {"method": "elicitation/create", "params": {"message": "Your name?",
+    ...     "requestedSchema": {"properties": {"name": {"type": "string"}}, "required": ["name"]}}})
+    {'action': 'decline'}
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ SHOP_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_products", {"query": "mug", "limit": 2}),
     ("no_such_tool", {}),  # a protocol error: -32602
 ]
+YES_WORDS = frozenset({"yes", "y", "confirm", "confirmed", "ok", "true"})
 # With --yes only: a write that asks the user to confirm first (order 9 is paid, so cancellable).
 CONFIRMED_CALL = ("cancel_order", {"order_id": 9, "reason": "confirmed with mcp-lab session --yes"})
 
@@ -60,8 +64,12 @@ def confirm_all(key: str, request: dict[str, Any]) -> dict[str, Any]:
     content: dict[str, Any] = {}
     for name, field in fields.items():
         field = field if isinstance(field, dict) else {}
+        choices = field.get("enum") if isinstance(field.get("enum"), list) else []
+        agreeing = [c for c in choices if isinstance(c, str) and c.lower() in YES_WORDS]
         if field.get("type") == "boolean":
             content[name] = True
+        elif agreeing:  # a yes/no question asked as a choice of words
+            content[name] = agreeing[0]
         elif "default" in field:
             content[name] = field["default"]
         elif name in (schema.get("required") or []):

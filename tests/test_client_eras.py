@@ -201,6 +201,14 @@ def test_a_server_silent_on_the_probe_gets_the_handshake_after_the_probe_timeout
     assert [m["id"] for m in wire.received()] == [1, 2]  # the probe (id 0) was never answered
 
 
+def test_a_result_that_is_no_discover_result_means_legacy() -> None:
+    wire = Wire()
+    with Client([sys.executable, str(SERVERS / "legacy_odd.py"), "empty-result"], timeout=TIMEOUT, on_frame=wire) as c:
+        c.connect()
+        assert c.era == "legacy" and "a result that is not a DiscoverResult" in c.era_reason
+    assert wire.methods() == ["server/discover", "initialize", "notifications/initialized"]
+
+
 @pytest.mark.parametrize("mode", ["exits", "answers-then-exits"])
 def test_a_server_killed_by_the_probe_is_started_again_for_the_handshake(tmp_path: Path, mode: str) -> None:
     pids = tmp_path / "pids"

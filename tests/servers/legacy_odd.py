@@ -1,12 +1,13 @@
 """A legacy (2025-11-25) server with one odd answer to a request that comes before initialize.
 
-    python legacy_odd.py silent|exits|answers-then-exits [PIDFILE]
+    python legacy_odd.py silent|exits|answers-then-exits|empty-result [PIDFILE]
 
 It serves initialize, ping, tools/list and one tool, ``echo``. A request before initialize:
 
 - ``silent``: never answered (it is read and dropped), as some legacy servers do;
 - ``exits``: the server exits at once, status 1, as Rust's rmcp does;
-- ``answers-then-exits``: -32002 "not initialized" is written, then the server exits.
+- ``answers-then-exits``: -32002 "not initialized" is written, then the server exits;
+- ``empty-result``: answered with an empty result, as a server that answers whatever it does not know.
 
 With PIDFILE, every start appends its pid there, so a test can count the starts.
 """
@@ -44,6 +45,8 @@ for line in sys.stdin.buffer:
         sys.stderr.flush()
         if MODE == "exits":
             sys.exit(1)
+        if MODE == "empty-result":
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
         if MODE == "answers-then-exits":
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32002, "message": "not initialized"}})
             sys.exit(1)
