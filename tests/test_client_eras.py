@@ -320,6 +320,16 @@ def test_an_input_required_with_state_only_is_retried_without_input_responses(mo
     assert json.loads(answer["content"][0]["text"]) == {"state": "s1", "has_responses": False}
 
 
+def test_a_modern_servers_own_elicitation_request_is_refused(modern: tuple[list[str], Path]) -> None:
+    argv, _ = modern
+    asked: list[tuple[str, dict[str, Any]]] = []
+    with Client(argv, timeout=TIMEOUT, on_input=yes(asked)) as client:
+        client.connect()
+        answer = client.request("tools/call", {"name": "old_way"})
+    refusal = json.loads(answer["content"][0]["text"])
+    assert refusal["id"] == "srv-1" and refusal["error"]["code"] == -32601 and asked == []
+
+
 def test_a_result_without_result_type_is_complete(modern: tuple[list[str], Path]) -> None:
     argv, _ = modern
     with Client(argv, timeout=TIMEOUT) as client:

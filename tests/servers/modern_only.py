@@ -15,7 +15,9 @@ Tools (``tools/call``):
 - ``task``: a result of an unknown resultType;
 - ``forever``: input_required every time;
 - ``plain``: a result without resultType (to be read as complete);
-- ``rude``: asks to confirm even a client that declared no elicitation (a server bug).
+- ``rude``: asks to confirm even a client that declared no elicitation (a server bug);
+- ``old_way``: asks by an ``elicitation/create`` request of its own, as only legacy servers may,
+  and answers with the reply the client gave it.
 """
 
 import json
@@ -31,7 +33,7 @@ STATE = 'st\u00e9t\u00e9 \U0001f600 "quoted" \\ {"not": "json to read"} \u2028en
 SERVER_INFO = {PREFIX + "serverInfo": {"name": "modern-only", "version": "1"}}
 TOOLS = [
     {"name": n, "inputSchema": {"type": "object"}}
-    for n in ("confirm", "state_only", "task", "forever", "plain", "rude")
+    for n in ("confirm", "state_only", "task", "forever", "plain", "rude", "old_way")
 ]
 ASK = {
     "method": "elicitation/create",
@@ -76,6 +78,10 @@ def call(rid, params: dict, capabilities: dict) -> None:
         return result(rid, {"resultType": "input_required", "requestState": "again"})
     if name == "rude":
         return result(rid, {"resultType": "input_required", "inputRequests": {"ok?": ASK}})
+    if name == "old_way":
+        send({"jsonrpc": "2.0", "id": "srv-1", "method": ASK["method"], "params": ASK["params"]})
+        reply = sys.stdin.buffer.readline().decode()
+        return result(rid, {"resultType": "complete", "content": [{"type": "text", "text": reply.strip()}]})
     if name == "plain":
         return send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "plain"}]}})
     return error(rid, -32602, f"unknown tool {name!r}")
