@@ -14,6 +14,7 @@ probe timeout, and the order of the frames is what is checked.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, module_argv, run_cli
 
+from reference import database
 from reference.client import CLIENT_INFO, MAX_INPUT_ROUNDS, Client, ClientError
 from reference.era_probe import CLIENT_CAPABILITIES, PROTOCOL_VERSION
 
@@ -404,6 +406,31 @@ def test_cli_session_era_legacy_yes_against_the_sdk_server() -> None:
     assert remarks[0].startswith("era: legacy (2025-11-25): era forced to legacy")
     assert any(r.startswith("the server asks (elicitation/create, ") for r in remarks)
     assert '"order 9 cancelled (confirmed with mcp-lab session --yes)"' in done.stdout.decode()
+
+
+def test_cli_session_yes_cancels_an_order_on_a_writable_reference(tmp_path: Path) -> None:
+    # The legacy reference cancels at once; the dual-era one asks first (input_required) in the
+    # modern era: either way the order ends cancelled, and a question asked is answered and retried.
+    copy = database.build(tmp_path / "shop.db")
+    argv = [*module_argv(copy), "--allow-writes"]
+    done = run_cli(["session", "--yes", "--timeout", str(TIMEOUT), "--", *argv], timeout=120)
+    assert done.returncode == 0, done.stdout.decode()[-2000:]
+    text = done.stdout.decode()
+    sent, remarks = transcript(text)
+    cancels = [m for m in sent if m.get("params", {}).get("name") == "cancel_order"]
+    replies = {m["id"]: m for m in (json.loads(line[3:]) for line in text.splitlines() if line.startswith("<- "))}
+    final = replies[cancels[-1]["id"]]["result"]
+    assert final["structuredContent"] == {"order_id": 9, "status": "cancelled", "previous_status": "paid",
+                                          "rows_changed": 2}  # fmt: skip
+    asked = [r for r in remarks if r.startswith("the server asks")]
+    if len(cancels) == 1:
+        assert asked == []  # answered at once: no question
+    else:
+        interim = replies[cancels[0]["id"]]["result"]
+        assert interim["resultType"] == "input_required" and len(asked) == len(interim.get("inputRequests", {}))
+        assert cancels[1]["params"].get("requestState") == interim.get("requestState")
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT status FROM orders WHERE id = 9").fetchone() == ("cancelled",)
 
 
 def test_cli_session_restarts_a_server_the_probe_killed(tmp_path: Path) -> None:
