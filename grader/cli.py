@@ -214,6 +214,8 @@ def run(argv: Sequence[str]) -> int:
         command = server_command("mcp-lab session", args.server)
         try:
             return run_session(command, timeout=args.timeout, era=args.era, yes=args.yes)
+        except BrokenPipeError:
+            raise  # our reader went away (`| head`): main() ends quietly, it is no start failure
         except OSError as exc:
             raise UsageError(f"mcp-lab session: cannot start {command[0]}: {exc.strerror or exc}") from None
     if args.command == "check":

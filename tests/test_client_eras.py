@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, module_argv, run_cli
+from conftest import MCP_LAB, ROOT, module_argv, run_cli
 
 from reference import database
+from reference.child import child_environment
 from reference.client import CLIENT_INFO, MAX_INPUT_ROUNDS, Client, ClientError
 from reference.era_probe import CLIENT_CAPABILITIES, PROTOCOL_VERSION
 
@@ -442,6 +444,21 @@ def test_cli_session_restarts_a_server_the_probe_killed(tmp_path: Path) -> None:
         "era: legacy (2025-11-25): the server exited on server/discover: a legacy server (stdio, Backward "
         "Compatibility); started it again for the initialize handshake"
     )
+
+
+def test_cli_session_whose_reader_goes_away_ends_quietly(tmp_path: Path) -> None:
+    # `mcp-lab session -- SERVER | head -1`: the transcript's reader closes the pipe after a line.
+    argv = [sys.executable, str(SERVERS / "legacy_odd.py"), "silent"]
+    with subprocess.Popen(
+        [MCP_LAB, "session", "--timeout", "1", "--", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_environment(),
+    ) as process:
+        assert process.stdout is not None and process.stdout.readline().startswith(b"-> ")
+        process.stdout.close()
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 141 and stderr == b""  # 128 + SIGPIPE; no "cannot start" line
 
 
 @pytest.mark.parametrize(
