@@ -19,6 +19,9 @@ outcome (2026-07-28, basic/transports/stdio, Backward Compatibility):
     ...              speaks=("2099-01-01", "2026-07-28"))
     >>> late.era, late.retry_with
     ('modern', '2026-07-28')
+    >>> judge({"error": {"code": -32022, "data": {"supported": ["2025-11-25"]}}}, "2026-07-28").reason
+    ... # doctest: +ELLIPSIS
+    "the server is modern but serves ['2025-11-25'] ...: force the legacy era to use it"
     >>> judge(None, "2026-07-28", waited=5).reason
     'no answer to server/discover within 5 s: a legacy server (stdio, Backward Compatibility)'
 """
@@ -108,10 +111,13 @@ def judge(
                 return Verdict(
                     "modern", f"server/discover got {said}: modern, asking again in {retry}", retry_with=retry
                 )
+            handshake = [v for v in offered if v < MODERN]  # dated versions: earlier ones are legacy
+            hint = f"; it also lists {', '.join(handshake)}: force the legacy era to use it" if handshake else ""
             return Verdict(
                 "modern",
                 f"the server is modern but serves {offered or 'no version it names'} and this client speaks "
-                f"{list(speaks)}: no version in common (2026-07-28 basic/versioning: do not fall back to initialize)",
+                f"{list(speaks)}: no version in common (2026-07-28 basic/versioning: do not fall back to "
+                f"initialize){hint}",
             )
         return Verdict("modern", f"server/discover got {said}: a modern server refused the probe")
     result = reply.get("result")
