@@ -1,7 +1,11 @@
-"""Streamable HTTP (MCP 2025-11-25): the same server over one HTTP endpoint instead of a pipe.
+"""Streamable HTTP: the same server over one HTTP endpoint instead of a pipe, in both eras.
 
 The messages, the dispatcher and the lifecycle are the stdio server's (:class:`reference.server.Server`);
-only the transport differs. One endpoint, ``/mcp``:
+only the transport differs. One endpoint, ``/mcp``. Which era a POST belongs to is read from it
+(basic/versioning, Backward Compatibility): ``MCP-Protocol-Version: 2026-07-28``, or a body whose
+``_meta`` carries the per-request fields, is modern; a 2025 header or none is legacy.
+
+Legacy (2025-11-25 back to 2025-03-26), sessions:
 
 - ``POST`` carries one JSON-RPC message. A request is answered in the HTTP response: as
   ``application/json``, or as an SSE stream of one event (``text/event-stream``) when the client
@@ -14,8 +18,15 @@ only the transport differs. One endpoint, ``/mcp``:
   send it back (400 without it, 404 for an id that is unknown or ended). Each session is its own
   :class:`~reference.server.Server`, so its own lifecycle: its negotiated revision and its client's
   name (for the write audit). All sessions share the shop; one message is handled at a time.
-- Before any of that, :mod:`reference.http_guard`: Origin (403), Host (421), the bearer token
-  (401), Accept (406), MCP-Protocol-Version (400).
+
+Modern (2026-07-28), no session: each request is served by a fresh ``Server`` that lives for that
+request only, so nothing of one request reaches another. ``Mcp-Session-Id`` is ignored and never
+issued. The envelope is judged first (-32602), then the metadata headers against the body
+(:mod:`reference.mcp_headers`, -32020), then the version (-32022); each is 400, an unknown or
+removed method 404 (-32601). A notification gets 202; ``GET`` and ``DELETE`` 405 (``Allow: POST``).
+
+Before any of that, for both, :mod:`reference.http_guard`: Origin (403), Host (421), the bearer
+token (401), Accept (406), and for a session MCP-Protocol-Version (400).
 
 It listens on 127.0.0.1 unless told otherwise; port 0 picks a free port (the line on stderr says
 which). SSE events carry no ids, so a broken stream cannot be resumed; none needs to be, as each
@@ -39,6 +50,13 @@ carries one complete reply.
     >>> conn.request("POST", "/mcp", ping, {"Content-Type": "application/json", "Mcp-Session-Id": session})
     >>> response = conn.getresponse(); response.status, json.loads(response.read())
     (200, {'jsonrpc': '2.0', 'id': 1, 'result': {}})
+    >>> meta = {stateless.PROTOCOL_VERSION: "2026-07-28", stateless.CLIENT_CAPABILITIES: {}}
+    >>> listing = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}})
+    >>> conn.request("POST", "/mcp", listing, {"Content-Type": "application/json",
+    ...                                        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+    >>> response = conn.getresponse(); reply = json.loads(response.read())
+    >>> response.status, response.getheader("Mcp-Session-Id"), reply["result"]["resultType"]  # no session
+    (200, None, 'complete')
     >>> httpd.shutdown(); httpd.server_close()
 """
 
