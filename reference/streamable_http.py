@@ -435,12 +435,13 @@ def serve_http(
             f"warning: listening on {address[0]}, not only on this machine"
             + ("" if auth_token else "; anyone who can reach it can use it: add --auth-token")
         )
-    auth = "; bearer token required" if auth_token else ""
-    log(f"Streamable HTTP on {httpd.url}{auth}; Ctrl-C ends it")
+    # The eras first: whoever waits for the URL line (the tests do) has seen this one too.
     log(
         f"eras: {', '.join(stateless.SUPPORTED)} statelessly (one POST per message, no session), and "
         f"{', '.join(lifecycle.SUPPORTED)} in sessions after initialize"
     )
+    auth = "; bearer token required" if auth_token else ""
+    log(f"Streamable HTTP on {httpd.url}{auth}; Ctrl-C ends it")
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt

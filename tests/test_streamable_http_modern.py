@@ -37,6 +37,7 @@ TOOLS = ["count_orders", "list_orders", "get_order", "search_products"]
 @pytest.fixture(scope="module")
 def served(shop_db: Path) -> Iterator[HttpServer]:
     server = HttpServer(["--db", str(shop_db)])
+    server.start_lines = server.stderr().splitlines()  # type: ignore[attr-defined]  # before any request's log
     yield server
     code = server.stop()
     assert code == 0, server.stderr()
@@ -82,7 +83,7 @@ def refused(reply: Any, status: int, code: int, id: Any = 1) -> dict[str, Any]:
 
 # -- served statelessly ---------------------------------------------------------------------------
 def test_the_server_names_both_eras_on_stderr(served: HttpServer) -> None:
-    (line,) = [line for line in served.stderr().splitlines() if "eras:" in line]
+    (line,) = [line for line in served.start_lines if "eras:" in line]  # type: ignore[attr-defined]
     assert f"{MODERN} statelessly" in line and "2025-11-25" in line and "after initialize" in line, line
 
 
@@ -179,6 +180,15 @@ def test_a_base64_name_is_decoded_before_it_is_compared(served: HttpServer) -> N
     assert reply.status == 200 and reply.json()["result"]["contents"][0]["uri"] == "shop://orders/3"
     other = "=?base64?" + base64.b64encode(b"shop://orders/4").decode() + "?="
     refused(post(served, message, **{"Mcp-Name": other}), 400, -32020)
+
+
+def test_a_name_outside_ascii_travels_as_base64_and_never_raw(served: HttpServer) -> None:
+    message = modern("prompts/get", {"name": "résumé", "arguments": {}})
+    encoded = "=?base64?" + base64.b64encode("résumé".encode()).decode() + "?="
+    error = refused(post(served, message, **{"Mcp-Name": encoded}), 400, -32602)
+    assert "unknown prompt" in error["message"], "the headers agreed: the prompt itself is unknown"
+    raw = refused(post(served, message, **{"Mcp-Name": "résumé"}), 400, -32020)  # sent as Latin-1 bytes
+    assert "=?base64?" in raw["message"], raw
 
 
 def test_header_names_are_case_insensitive_and_values_trimmed(served: HttpServer) -> None:
