@@ -338,7 +338,7 @@ class Handler(BaseHTTPRequestHandler):
             self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR_CODE)
             return
         if is_modern_post(self.headers.get(VERSION_HEADER), message):
-            self.post_modern(body, message, json_ok)
+            self.post_modern(message, json_ok)
             return
         is_initialize = isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
         session_id = self.headers.get(SESSION_HEADER)
@@ -376,7 +376,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.answer(reply, json_ok, **headers)
 
-    def post_modern(self, body: bytes, message: Any, json_ok: bool) -> None:
+    def post_modern(self, message: Any, json_ok: bool) -> None:
         """One 2026-07-28 message: no session (an ``Mcp-Session-Id`` is ignored, none is issued), a
         fresh :class:`~reference.server.Server` for each request, and its error's status from the table."""
         try:
