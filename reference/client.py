@@ -30,10 +30,11 @@ from typing import Any
 
 from . import PROTOCOL_REVISION, envelope, era_probe
 from .child import ChildProcess
-from .era_probe import CLIENT_CAPABILITIES, MODERN_VERSIONS, PROTOCOL_VERSION
-from .era_probe import CLIENT_INFO as CLIENT_INFO_KEY
+from .era_probe import MODERN_VERSIONS
 from .errors import METHOD_NOT_FOUND
 from .framing import FrameError, decode, encode
+from .stateless import CLIENT_CAPABILITIES, PROTOCOL_VERSION
+from .stateless import CLIENT_INFO as CLIENT_INFO_KEY
 
 CLIENT_INFO = {"name": "mcp-wire-lab-client", "version": "0.1.0"}
 # The only requests a server may answer with input_required (2026-07-28 basic/patterns/mrtr).

@@ -32,18 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# The modern envelope's keys (2026-07-28, basic/index, _meta). At merge: the same names as the
-# server's reference.stateless, and the error codes as reference.errors' table: import them from there.
-MODERN = "2026-07-28"
+from .errors import HEADER_MISMATCH as _HEADER
+from .errors import MISSING_CAPABILITY as _CAPABILITY
+from .errors import UNSUPPORTED_VERSION as _VERSION
+from .stateless import MODERN
+
 MODERN_VERSIONS: tuple[str, ...] = (MODERN,)  # the modern versions this client speaks, preferred first
-PREFIX = "io.modelcontextprotocol/"
-PROTOCOL_VERSION = PREFIX + "protocolVersion"
-CLIENT_CAPABILITIES = PREFIX + "clientCapabilities"
-CLIENT_INFO = PREFIX + "clientInfo"
-SERVER_INFO = PREFIX + "serverInfo"
-HEADER_MISMATCH = -32020
-MISSING_CAPABILITY = -32021
-UNSUPPORTED_VERSION = -32022
+HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION = _HEADER.code, _CAPABILITY.code, _VERSION.code
 MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION})
 
 ERAS = ("auto", "modern", "legacy")

@@ -26,7 +26,7 @@ from conftest import MCP_LAB, ROOT, module_argv, run_cli
 from reference import database
 from reference.child import child_environment
 from reference.client import CLIENT_INFO, MAX_INPUT_ROUNDS, Client, ClientError
-from reference.era_probe import CLIENT_CAPABILITIES, PROTOCOL_VERSION
+from reference.stateless import CLIENT_CAPABILITIES, PROTOCOL_VERSION
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,8 +22,8 @@ from conftest import ROOT, ShopOracle, module_argv, run_cli, script_argv, tool_j
 
 from reference.child import MAX_LINE_KEPT, MAX_STDOUT_KEPT, STDERR_TAIL, ChildProcess, child_environment
 from reference.client import Client, ClientError
-from reference.era_probe import PROTOCOL_VERSION
 from reference.session import SHOP_CALLS, run_session
+from reference.stateless import PROTOCOL_VERSION
 
 # A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
 # about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
