@@ -36,6 +36,20 @@ Handler = Callable[[Any], Any]
 NotificationHandler = Callable[[Any], None]
 
 
+class Later:
+    """What a handler returns for a request it answers later, itself: the dispatcher replies nothing now.
+
+    Only ``subscriptions/listen`` (2026-07-28) does this: its response ends a stream that stays open
+    while other requests are served, so the reply is written by whoever ends the stream.
+    """
+
+    def __repr__(self) -> str:
+        return "LATER"
+
+
+LATER = Later()
+
+
 def _stderr_line(message: str) -> None:
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
@@ -126,7 +140,8 @@ class Dispatcher:
         if not isinstance(kind.params, dict):  # MCP params are always an object
             return envelope.error_message(kind.id, INVALID_PARAMS, f"{kind.method} params must be an object")
         try:
-            return envelope.result_message(kind.id, handler(kind.params))
+            result = handler(kind.params)
+            return None if result is LATER else envelope.result_message(kind.id, result)
         except RpcError as exc:
             return envelope.error_message(kind.id, exc)
         except Exception as exc:
