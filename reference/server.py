@@ -8,7 +8,9 @@ Beside the tools it serves the shop's resources and prompts (:mod:`reference.res
 :mod:`reference.prompts`) and declares exactly what it serves in ``capabilities``. With
 ``--allow-writes`` and a database copy it also offers the audited write tools
 (:mod:`reference.writes`); with ``--http`` the same server speaks Streamable HTTP
-(:mod:`reference.streamable_http`), one :class:`Server` per session.
+(:mod:`reference.streamable_http`), one :class:`Server` per session. In the 2026-07-28 era a
+``subscriptions/listen`` request stays open while the loop serves the next lines: its messages
+wait in an outbox, written after each line (:mod:`reference.subscriptions`).
 
     $ mcp-lab serve                      # the embedded shop, built on first use
     $ mcp-lab serve --db /tmp/shop.db    # or python -m reference.server --db /tmp/shop.db
@@ -297,6 +299,14 @@ class Server:
                 INVALID_REQUEST,
                 f"id {key[:40]} already names an open subscriptions/listen stream on this connection: "
                 "a new stream needs an id of its own",
+            )
+        if len(self.listening) >= subscriptions.MAX_STREAMS:
+            # A limit, not a fault: -32600 (the request cannot be taken as it is) rather than the
+            # -32603 of a server that broke; the message says how to go on.
+            raise RpcError(
+                INVALID_REQUEST,
+                f"this connection has {subscriptions.MAX_STREAMS} open subscriptions/listen streams, the most it "
+                "keeps: end one with notifications/cancelled, or watch more URIs on one stream",
             )
         wanted = subscriptions.read_filter(params)
         honoured = wanted.honoured(lambda uri: self.read_text(uri) is not None)

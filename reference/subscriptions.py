@@ -53,6 +53,7 @@ FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 URIS = "resourceSubscriptions"
 MAX_URIS = 100  # URIs one stream may watch; a client that wants more opens another stream
 MAX_URI = 2048
+MAX_STREAMS = 64  # open streams one connection keeps: each costs a little on every write
 
 Deliver = Callable[[dict[str, Any]], None]
 

@@ -245,3 +245,14 @@ def test_the_official_sdk_client_listens_and_hears_the_cancel(copy: Path) -> Non
     paid = first_with(copy, "paid")
     got = asyncio.run(asyncio.wait_for(_sdk_listen(copy, paid), 120))
     assert got == {"honoured": (None, [f"shop://orders/{paid}"]), "status": "cancelled", "event": True}
+
+
+def test_a_connection_keeps_a_bounded_number_of_streams(server: Wire) -> None:
+    from reference.subscriptions import MAX_STREAMS
+
+    for n in range(MAX_STREAMS):
+        assert listen(server, f"s{n}", {})["method"] == ACK
+    error = server.error("subscriptions/listen", modern({"notifications": {}}))
+    assert error["code"] == -32600 and "notifications/cancelled" in error["message"]
+    server.notify("notifications/cancelled", {"requestId": "s0"})
+    assert listen(server, "one more", {})["method"] == ACK
