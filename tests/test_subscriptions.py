@@ -256,3 +256,49 @@ def test_a_connection_keeps_a_bounded_number_of_streams(server: Wire) -> None:
     assert error["code"] == -32600 and "notifications/cancelled" in error["message"]
     server.notify("notifications/cancelled", {"requestId": "s0"})
     assert listen(server, "one more", {})["method"] == ACK
+
+
+def test_the_pieces_work_across_servers_of_one_process_as_http_will_use_them(copy: Path) -> None:
+    """Two Servers of one Shop (HTTP makes one per connection), in process through the real
+    dispatcher: a stream opened on one, with its own deliver (an SSE stream, on HTTP), hears a cancel
+    confirmed on the other; the state one sealed, another opens; a cancelled stream hears no more."""
+    from reference.server import open_shop
+
+    shop = open_shop(copy, allow_writes=True, shared=True)
+    listener, caller, other = shop.server("http"), shop.server("http"), shop.server("http")
+    heard: list[dict[str, Any]] = []
+    listener.deliver = heard.append
+
+    def line(server: Any, request_id: Any, method: str, params: dict[str, Any]) -> Any:
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": modern(params)}
+        return server.handle_line(json.dumps(message).encode())
+
+    paid, pending = first_with(copy, "paid"), first_with(copy, "pending")
+    watched = [f"shop://orders/{paid}", f"shop://orders/{pending}"]
+    assert line(listener, "L", "subscriptions/listen", {"notifications": {"resourceSubscriptions": watched}}) is None
+    assert heard[0]["method"] == ACK and heard[0]["params"]["_meta"] == {SUB: "L"}
+    assert list(listener.listening) == ['"L"'] and listener.outbox == []  # its deliver, not the outbox
+
+    params = {"name": "cancel_order", "arguments": {"order_id": paid, "reason": "two servers"}}
+    state = line(caller, 1, "tools/call", params)["result"]["requestState"]
+    yes = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+    done = line(other, 2, "tools/call", {**params, "requestState": state, "inputResponses": yes})["result"]
+    assert done["structuredContent"]["status"] == "cancelled"
+    assert heard[1:] == [
+        {
+            "jsonrpc": "2.0",
+            "method": UPDATED,
+            "params": {"uri": f"shop://orders/{paid}", "_meta": {SUB: "L"}},
+        }
+    ]
+    assert caller.outbox == [] and other.outbox == []  # nothing for connections that did not listen
+
+    listener.handle_line(
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}}).encode()
+    )
+    params = {"name": "cancel_order", "arguments": {"order_id": pending, "reason": "two servers"}}
+    state = line(caller, 3, "tools/call", params)["result"]["requestState"]
+    line(caller, 4, "tools/call", {**params, "requestState": state, "inputResponses": yes})
+    assert len(heard) == 2  # the stream was cancelled: nothing more on it
+    assert shop.writes is not None
+    shop.writes.close()
