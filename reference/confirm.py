@@ -114,8 +114,12 @@ class Confirmation:
         """The order a first call would really cancel; ``None`` when the write tool answers it as today."""
         if not isinstance(arguments, dict) or problems(input_schema, arguments):
             return None
-        order = self.describe(arguments["order_id"])
-        if order is None or order.get("status") not in CANCELLABLE:
+        order_id = arguments.get("order_id")
+        if not isinstance(order_id, int) or isinstance(order_id, bool):
+            return None
+        order = self.describe(order_id)
+        # An order described without its status (a server with no resources to read it from) is asked about.
+        if order is None or order.get("status", CANCELLABLE[0]) not in CANCELLABLE:
             return None
         return order
 
