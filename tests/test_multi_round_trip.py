@@ -333,3 +333,20 @@ def test_the_official_sdk_client_confirms_and_declines(copy: Path) -> None:
     entries = audit(copy)
     assert [(e["outcome"], e["rows_changed"]) for e in entries] == [("ok", 2), ("rejected", 0)]
     assert all(e["client"] == {"name": "sdk-mrtr", "version": "2.3-test"} for e in entries)
+
+
+def test_the_gate_in_process_asks_only_about_an_order_it_can_name() -> None:
+    """Confirmation without a server: an order it cannot read is asked about by its id; arguments
+    without an integer order_id (no inputSchema known) go straight to the write tool."""
+    from reference.confirm import Confirmation
+
+    gate = Confirmation(Sealer(key=b"x" * 32), lambda order_id: {"id": order_id})
+    asked = gate.decide(cancel(3, "dup."), ASKING, {}).result
+    assert asked is not None
+    assert asked["inputRequests"]["confirm"]["params"]["message"] == (
+        "Cancel order 3? Reason given: dup. The order cannot be un-cancelled."
+    )
+    for arguments in ({"reason": "x"}, {"order_id": True, "reason": "x"}, {"order_id": "3"}, None, []):
+        assert gate.decide({"name": "cancel_order", "arguments": arguments}, ASKING, {}).proceed, arguments
+    gone = Confirmation(Sealer(key=b"x" * 32), lambda order_id: None)
+    assert gone.decide(cancel(3), ASKING, {}).proceed  # no such order: the write tool says so
