@@ -18,6 +18,9 @@ look like an answer to a request we never sent. They get one line in the log ins
     -32700
     >>> d.handle_line(b'{"jsonrpc": "1.0", "id": 99, "result": {}}') is None
     True
+    >>> later = Dispatcher({"subscriptions/listen": lambda params: LATER}, {})  # the handler answers itself
+    >>> later.handle_line(b'{"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {}}') is None
+    True
 """
 
 from __future__ import annotations
