@@ -26,6 +26,13 @@ The advanced track (stages 10-12), on the same server:
 - ``http_guard``      what an HTTP request must pass first: Origin, Host, token, Accept, revision
 - ``streamable_http`` the same server over Streamable HTTP: one endpoint, sessions
 
+The 2026-07-28 era, beside the legacy one:
+
+- ``stateless``       every request's own _meta checked; resultType, caching hints, server/discover
+- ``mrtr``            multi round-trip requests: input_required, a sealed requestState, the answers checked
+- ``confirm``         cancel_order asks its user first, as a multi round-trip request
+- ``subscriptions``   subscriptions/listen: acknowledged first, every message tagged, a watched resource announced
+
 Run the server with ``mcp-lab serve`` (or ``python -m reference.server``).
 """
 

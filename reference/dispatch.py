@@ -18,6 +18,9 @@ look like an answer to a request we never sent. They get one line in the log ins
     -32700
     >>> d.handle_line(b'{"jsonrpc": "1.0", "id": 99, "result": {}}') is None
     True
+    >>> later = Dispatcher({"subscriptions/listen": lambda params: LATER}, {})  # the handler answers itself
+    >>> later.handle_line(b'{"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {}}') is None
+    True
 """
 
 from __future__ import annotations
@@ -34,6 +37,20 @@ from .framing import FrameError, decode
 
 Handler = Callable[[Any], Any]
 NotificationHandler = Callable[[Any], None]
+
+
+class Later:
+    """What a handler returns for a request it answers later, itself: the dispatcher replies nothing now.
+
+    Only ``subscriptions/listen`` (2026-07-28) does this: its response ends a stream that stays open
+    while other requests are served, so the reply is written by whoever ends the stream.
+    """
+
+    def __repr__(self) -> str:
+        return "LATER"
+
+
+LATER = Later()
 
 
 def _stderr_line(message: str) -> None:
@@ -126,7 +143,8 @@ class Dispatcher:
         if not isinstance(kind.params, dict):  # MCP params are always an object
             return envelope.error_message(kind.id, INVALID_PARAMS, f"{kind.method} params must be an object")
         try:
-            return envelope.result_message(kind.id, handler(kind.params))
+            result = handler(kind.params)
+            return None if result is LATER else envelope.result_message(kind.id, result)
         except RpcError as exc:
             return envelope.error_message(kind.id, exc)
         except Exception as exc:

@@ -8,7 +8,9 @@ Beside the tools it serves the shop's resources and prompts (:mod:`reference.res
 :mod:`reference.prompts`) and declares exactly what it serves in ``capabilities``. With
 ``--allow-writes`` and a database copy it also offers the audited write tools
 (:mod:`reference.writes`); with ``--http`` the same server speaks Streamable HTTP
-(:mod:`reference.streamable_http`), one :class:`Server` per session.
+(:mod:`reference.streamable_http`), one :class:`Server` per session. In the 2026-07-28 era a
+``subscriptions/listen`` request stays open while the loop serves the next lines: its messages
+wait in an outbox, written after each line (:mod:`reference.subscriptions`).
 
     $ mcp-lab serve                      # the embedded shop, built on first use
     $ mcp-lab serve --db /tmp/shop.db    # or python -m reference.server --db /tmp/shop.db
@@ -25,21 +27,23 @@ Beside the tools it serves the shop's resources and prompts (:mod:`reference.res
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
-from . import database, envelope, stateless
-from .dispatch import Dispatcher, Handler
+from . import database, envelope, mrtr, stateless, subscriptions
+from .dispatch import LATER, Dispatcher, Handler, Later
 from .errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError
 from .framing import read_frame, write_frame
 from .lifecycle import SUPPORTED, Session
 
 if TYPE_CHECKING:
+    from .audit import Provenance
     from .prompts import Prompts
     from .resources import Resources
     from .tools import Toolbox
@@ -80,6 +84,8 @@ class Server:
         prompts: Prompts | None = None,
         writes: Writes | None = None,
         transport: str = "stdio",
+        hub: subscriptions.Hub | None = None,
+        sealer: mrtr.Sealer | None = None,
     ) -> None:
         # No toolbox: the tools/list and tools/call handlers are plugged in by whoever runs the
         # loop (stage 05 of the course plugs in the learner's; until then both are refused).
@@ -92,6 +98,15 @@ class Server:
         self.prompts = prompts
         self.writes = writes
         self.transport = transport  # for the write audit: how the client reached us
+        # 2026-07-28's streams and round trips. The hub and the sealer's key belong to the process:
+        # one Server per HTTP connection still hears every write, and opens every state it sealed.
+        self.hub = hub if hub is not None else subscriptions.Hub(self.log)
+        self.sealer = sealer if sealer is not None else mrtr.Sealer()
+        self.listening: dict[str, subscriptions.Subscription] = {}  # this connection's open streams, by id
+        # Messages owed outside any reply (a stream's notifications): stdio writes them after each
+        # line it serves. HTTP replaces deliver with the listen request's own stream.
+        self.outbox: list[dict[str, Any]] = []
+        self.deliver: subscriptions.Deliver = self.outbox.append
         methods: dict[str, Callable[[Any], Any]] = {
             "initialize": self.initialize,
             "server/discover": self.discover,
@@ -110,9 +125,9 @@ class Server:
             methods=methods,
             notifications={
                 "notifications/initialized": self.initialized,
-                # Every request is answered before the next line is read, so by the time a
-                # cancellation arrives there is nothing left to stop: ignoring it is correct.
-                "notifications/cancelled": lambda params: None,
+                # Every request but a listen stream is answered before the next line is read:
+                # only a stream is left to stop when a cancellation arrives.
+                "notifications/cancelled": self.cancelled,
             },
             batches_allowed=lambda: self.session.batches_allowed,
             log=self.log,
@@ -162,6 +177,8 @@ class Server:
         method = request.method
         if method in stateless.REMOVED:
             raise stateless.removed(method)
+        if method == "subscriptions/listen":
+            return lambda params: self.listen(request.id, params)
         handler = self.dispatcher.methods.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, method)
@@ -193,13 +210,17 @@ class Server:
 
     def discover(self, params: dict[str, Any]) -> dict[str, Any]:
         """server/discover (2026-07-28): the versions, capabilities and identity of this server."""
-        return stateless.discover(self.capabilities(), SERVER_INFO, self.instructions())
+        return stateless.discover(self.capabilities(modern=True), SERVER_INFO, self.instructions())
 
-    def capabilities(self) -> dict[str, Any]:
-        """What this server serves, and nothing else: a client believes the list."""
+    def capabilities(self, modern: bool = False) -> dict[str, Any]:
+        """What this server serves, and nothing else: a client believes the list.
+
+        ``resources.subscribe``: in 2026-07-28, subscriptions/listen watches the shop's resources; the
+        legacy era's resources/subscribe is not served. No list ever changes: ``listChanged`` false.
+        """
         capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
         if self.resources is not None:
-            capabilities["resources"] = {"subscribe": False, "listChanged": False}
+            capabilities["resources"] = {"subscribe": modern, "listChanged": False}
         if self.prompts is not None:
             capabilities["prompts"] = {"listChanged": False}
         return capabilities
@@ -226,10 +247,115 @@ class Server:
             from .audit import Provenance  # the advanced track's: a server without writes never loads it
 
             who = Provenance(session.client_name, session.client_version, self.transport)
-            if writes.allowed:
-                return writes.call(params, who, session.bad_arguments_are_tool_errors, session.structured_output)
-            writes.refuse(params, who)  # audited, then answered below as the unknown tool it is here
+            before = self.watched_before(params)
+            try:
+                if writes.allowed:
+                    return self.write(params, who, session)
+                writes.refuse(params, who)  # audited, then answered below as the unknown tool it is here
+            finally:
+                self.announce_changes(before)
         return self.toolbox.call(params, session.bad_arguments_are_tool_errors, session.structured_output)
+
+    def write(self, params: dict[str, Any], who: Provenance, session: Session) -> dict[str, Any]:
+        """A write tool's call. In 2026-07-28, cancel_order first asks the user (reference.confirm):
+        the first call answers input_required, the retry is carried out only when the user agreed.
+        Every refusal is audited; the question itself writes and decides nothing, and is not."""
+        assert self.writes is not None and self.toolbox is not None
+        writes, name = self.writes, params["name"]
+        # A Writes without reject (stage 11's runtime wraps the learner's own) cannot audit a refusal
+        # it did not make: such a server writes as the legacy era does, without the question.
+        reject = getattr(writes, "reject", None)
+        from .confirm import ASKS_FIRST, Confirmation
+
+        if self.request is not None and name in ASKS_FIRST and reject is not None:
+            tool = self.toolbox.tools.get(name)
+            gate = Confirmation(self.sealer, self.describe_order)
+            try:
+                decision = gate.decide(params, self.request.capabilities, tool.input_schema if tool else {})
+            except RpcError as exc:
+                reject(params, who, exc.detail or exc.message)  # refused: nothing is written
+                raise
+            if decision.refused:
+                reject(params, who, decision.refused)
+            if not decision.proceed:
+                assert decision.result is not None
+                return decision.result
+            params = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
+        return writes.call(params, who, session.bad_arguments_are_tool_errors, session.structured_output)
+
+    def describe_order(self, order_id: int) -> dict[str, Any] | None:
+        """The order as shop://orders/N reads (for the question); ``None``: there is no such order."""
+        if self.resources is None:
+            return {"id": order_id}  # nothing to describe it with: ask about it by its id
+        text = self.read_text(f"shop://orders/{order_id}")
+        return None if text is None else json.loads(json.loads(text)[0]["text"])
+
+    # -- subscriptions/listen (2026-07-28; reference.subscriptions) ------------------------------
+    def listen(self, request_id: Any, params: dict[str, Any]) -> Later:
+        """Open a stream: acknowledged now (through deliver), answered only when it ends."""
+        key = json.dumps(request_id)
+        if key in self.listening:
+            raise RpcError(
+                INVALID_REQUEST,
+                f"id {key[:40]} already names an open subscriptions/listen stream on this connection: "
+                "a new stream needs an id of its own",
+            )
+        if len(self.listening) >= subscriptions.MAX_STREAMS:
+            # A limit, not a fault: -32600 (the request cannot be taken as it is) rather than the
+            # -32603 of a server that broke; the message says how to go on.
+            raise RpcError(
+                INVALID_REQUEST,
+                f"this connection has {subscriptions.MAX_STREAMS} open subscriptions/listen streams, the most it "
+                "keeps: end one with notifications/cancelled, or watch more URIs on one stream",
+            )
+        wanted = subscriptions.read_filter(params)
+        honoured = wanted.honoured(lambda uri: self.read_text(uri) is not None)
+        self.listening[key] = self.hub.open(request_id, honoured, self.deliver)
+        return LATER
+
+    def cancelled(self, params: Any) -> None:
+        """notifications/cancelled: a stream it names ends, and nothing more is sent for it (stdio).
+        Any other id, and a malformed notification, is ignored (basic/patterns/cancellation)."""
+        if not isinstance(params, dict):
+            return
+        stream = self.listening.pop(json.dumps(params.get("requestId")), None)
+        if stream is not None:
+            self.hub.drop(stream)
+
+    def end_streams(self) -> None:
+        """The server ends every open stream of this connection (its input has closed)."""
+        for stream in self.listening.values():
+            self.hub.drop(stream)
+            stream.close({stateless.SERVER_INFO: SERVER_INFO})
+        self.listening.clear()
+
+    def read_text(self, uri: str) -> str | None:
+        """A resource's contents as JSON text (to compare them), or ``None`` when it does not exist."""
+        if self.resources is None:
+            return None
+        try:
+            return json.dumps(self.resources.read({"uri": uri})["contents"], ensure_ascii=False)
+        except RpcError:
+            return None
+
+    def watched_before(self, params: dict[str, Any]) -> dict[str, str | None]:
+        """Before a write tool runs: the contents of each resource it may change that a stream
+        watches (the order it names; the schema, which gains a table on a copy's first write)."""
+        watched = self.hub.watched()
+        if not watched:
+            return {}
+        arguments = params.get("arguments")
+        order_id = arguments.get("order_id") if isinstance(arguments, dict) else None
+        may_change = {"shop://schema"}
+        if isinstance(order_id, int) and not isinstance(order_id, bool):
+            may_change.add(f"shop://orders/{order_id}")
+        return {uri: self.read_text(uri) for uri in may_change & watched}
+
+    def announce_changes(self, before: dict[str, str | None]) -> None:
+        """After it ran: notifications/resources/updated for each of them that changed."""
+        for uri, text in before.items():
+            if self.read_text(uri) != text:
+                self.hub.resource_updated(uri)
 
     def handle_line(self, line: bytes) -> Any:
         """The reply to one line (``None`` when nothing is owed)."""
@@ -244,12 +370,20 @@ class Server:
                 reply: Any = envelope.error_message(None, PARSE_ERROR, str(exc))
             else:
                 if line is None:
+                    self.end_streams()
+                    self.flush_outbox(stdout)
                     return 0
                 if not line.strip():
                     continue  # a blank line carries no message
                 reply = self.handle_line(line)
             if reply is not None:
                 self.write_frame(stdout, reply)
+            self.flush_outbox(stdout)
+
+    def flush_outbox(self, stdout: BinaryIO) -> None:
+        """Write the messages owed outside replies (a stream's acknowledgement, its notifications)."""
+        while self.outbox:
+            self.write_frame(stdout, self.outbox.pop(0))
 
 
 @dataclass
@@ -260,9 +394,10 @@ class Shop:
     resources: Resources
     prompts: Prompts
     writes: Writes | None  # only for a writable copy; its tools are offered only when writes.allowed
+    hub: subscriptions.Hub = field(default_factory=subscriptions.Hub)  # every connection's listen streams
 
     def server(self, transport: str = "stdio") -> Server:
-        return Server(self.toolbox, self.resources, self.prompts, self.writes, transport)
+        return Server(self.toolbox, self.resources, self.prompts, self.writes, transport, self.hub)
 
     def server_factory(self, transport: str) -> Callable[[], Server]:
         return lambda: self.server(transport)

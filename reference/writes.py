@@ -13,8 +13,15 @@ answered like any unknown tool (and audited as rejected, when there is a copy to
   middle rolls everything back, so the copy never holds half a change. The notes table
   (``order_notes``) is made in the copy on first use.
 - Every attempt is audited (:mod:`reference.audit`): done (``ok``), refused before it ran
-  (``rejected``: bad arguments, an order that does not exist, writes not allowed) or broken while it
-  ran (``failed``), with the client that asked.
+  (``rejected``: bad arguments, an order that does not exist, writes not allowed, the user said no)
+  or broken while it ran (``failed``), with the client that asked.
+- Asking the user first. In the 2026-07-28 era ``cancel_order`` asks the user to confirm, through
+  the client, before it writes (:mod:`reference.confirm`, a multi round-trip request); a decline,
+  or a retry whose ``requestState`` is refused, is audited here as ``rejected`` (:meth:`Writes.reject`).
+  In the legacy era the tool keeps its behaviour and asks nothing, even of a client that declared
+  ``elicitation``: a legacy ``elicitation/create`` is a request from the server, and this server
+  answers one line with one reply and sends no requests of its own. The tool's annotations
+  (destructive) and its description tell a legacy host to ask its user itself.
 
     >>> import pathlib, tempfile
     >>> from reference import database
@@ -192,7 +199,10 @@ class Writes:
     # -- calls -----------------------------------------------------------------------------------
     def refuse(self, params: dict[str, Any], who: Provenance) -> None:
         """Audit a call made while writes are off; the caller answers it like an unknown tool."""
-        reason = "writes are not allowed: the server was started without --allow-writes"
+        self.reject(params, who, "writes are not allowed: the server was started without --allow-writes")
+
+    def reject(self, params: dict[str, Any], who: Provenance, reason: str) -> None:
+        """Audit a call refused before it ran, for ``reason`` (nothing was written)."""
         self.audit.record(params["name"], params.get("arguments"), who, "rejected", reason, 0)
 
     def call(
