@@ -63,11 +63,13 @@ carries one complete reply.
 from __future__ import annotations
 
 import contextlib
+import queue
 import secrets
 import signal
 import socket
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -100,6 +102,9 @@ PARSE_ERROR_CODE, INVALID_REQUEST_CODE = -32700, -32600
 # A modern error's HTTP status (2026-07-28, streamable-http: Protocol Version Header, Server
 # Validation): a request the server will not serve as sent is 400, an unknown method 404; an error
 # of the method itself (an unknown tool, say) too, as the official SDKs do: one table for both.
+KEEPALIVE = 15.0  # seconds of quiet on a listen stream before a ":" comment keeps proxies from closing it
+STREAMS_GRACE = 3.0  # seconds the open listen streams have to end when the server stops
+WAKE = 0.5  # seconds between a listen stream's looks at whether the server is shutting down
 REFUSED = (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION)
 MODERN_STATUS = {**{kind.code: 400 for kind in REFUSED}, METHOD_NOT_FOUND.code: 404}
 
@@ -173,6 +178,12 @@ class HttpServer(ThreadingHTTPServer):
         self.auth_token = auth_token
         self.loopback = is_loopback(address[0])
         self.log = log
+        self.closing = threading.Event()  # set by shutdown: open listen streams end with their response
+        self.listeners: set[threading.Thread] = set()  # the threads serving open listen streams
+
+    def shutdown(self) -> None:
+        self.closing.set()
+        super().shutdown()
 
     @property
     def url(self) -> str:
@@ -338,7 +349,7 @@ class Handler(BaseHTTPRequestHandler):
             self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR_CODE)
             return
         if is_modern_post(self.headers.get(VERSION_HEADER), message):
-            self.post_modern(message, json_ok)
+            self.post_modern(message, json_ok, sse_ok)
             return
         is_initialize = isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
         session_id = self.headers.get(SESSION_HEADER)
@@ -376,7 +387,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.answer(reply, json_ok, **headers)
 
-    def post_modern(self, message: Any, json_ok: bool) -> None:
+    def post_modern(self, message: Any, json_ok: bool, sse_ok: bool = True) -> None:
         """One 2026-07-28 message: no session (an ``Mcp-Session-Id`` is ignored, none is issued), a
         fresh :class:`~reference.server.Server` for each request, and its error's status from the table."""
         try:
@@ -399,8 +410,13 @@ class Handler(BaseHTTPRequestHandler):
             reply: Any = envelope.error_message(kind.id, exc)
         else:
             server = self.server.sessions.new_server()  # this request's own: no state outlives it
+            stream: queue.Queue[dict[str, Any]] = queue.Queue()
+            server.deliver = stream.put  # a listen stream's messages: this request's own SSE response
             with self.server.lock:
                 reply = server.dispatcher.handle_decoded(message)
+            if reply is None:  # subscriptions/listen took it: the answer is a stream, until it ends
+                self.listen_stream(server, kind.id, stream, sse_ok)
+                return
         code = reply["error"]["code"] if "error" in reply else None
         status = MODERN_STATUS.get(code, 200) if code is not None else 200
         if status != 200:
@@ -410,6 +426,52 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, encode(reply), "application/json")
         else:  # a stream of one event; no proxy may hold it back (streamable-http, Receiving Messages)
             self.answer(reply, False, X_Accel_Buffering="no")
+
+    def listen_stream(self, server: Server, request_id: Any, stream: queue.Queue[dict[str, Any]], sse_ok: bool) -> None:
+        """A ``subscriptions/listen`` stream as the POST's SSE response (2026-07-28, Streamable HTTP and
+        ``basic/patterns/subscriptions``): the acknowledgement first, then every notification for it,
+        a ``:`` comment every KEEPALIVE seconds; it ends when the client closes it (that is how a
+        client cancels over HTTP) or when the server ends it with the listen request's response."""
+        try:
+            if not sse_ok:
+                message = "Not Acceptable: subscriptions/listen answers with a stream: accept text/event-stream"
+                self.reply(
+                    406, encode(envelope.error_message(request_id, INVALID_REQUEST, message)), "application/json"
+                )
+                return
+            self.server.listeners.add(threading.current_thread())
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("X-Accel-Buffering", "no")  # no proxy may hold the notifications back
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            quiet = 0.0
+            while True:
+                if self.server.closing.is_set() and stream.empty():
+                    with self.server.lock:  # the server shuts down: it ends the stream with its response
+                        server.end_streams()
+                try:
+                    sent: dict[str, Any] | None = stream.get(timeout=WAKE)
+                except queue.Empty:
+                    quiet += WAKE
+                    if quiet < KEEPALIVE:
+                        continue
+                    sent, data = None, b": keep-alive\n\n"
+                else:
+                    data = sse.event(sent)
+                quiet = 0.0
+                self.wfile.write(data)
+                self.wfile.flush()
+                if sent is not None and "method" not in sent:  # the listen request's response: the end
+                    return
+        except OSError:  # the client closed the stream: it cancelled the subscription
+            return
+        finally:
+            with self.server.lock:
+                server.cancelled({"requestId": request_id})
+            self.server.listeners.discard(threading.current_thread())
 
     def log_message(self, format: str, *args: Any) -> None:
         """http.server's line per request: only its own errors (ours are logged in :meth:`fail`)."""
@@ -453,6 +515,12 @@ def serve_http(
     except KeyboardInterrupt:
         pass
     finally:
+        # Open listen streams end with their response (subscriptions: the server's graceful close),
+        # each given a moment to write it before the process goes.
+        httpd.closing.set()
+        deadline = time.monotonic() + STREAMS_GRACE
+        for thread in list(httpd.listeners):
+            thread.join(max(0.0, deadline - time.monotonic()))
         with contextlib.suppress(Exception):
             httpd.server_close()
     log("stopped")

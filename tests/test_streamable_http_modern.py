@@ -344,3 +344,78 @@ def test_the_sdk_in_auto_mode_speaks_2026_on_the_wire(served: HttpServer) -> Non
     assert all("mcp-session-id" not in entry["headers"] for entry in answers), answers
     assert [entry["status"] for entry in answers].count(400) == 1, "only the unknown resource is refused"
     assert not any(entry.get("http") in ("GET", "DELETE") for entry in wire), "no stream, no session to end"
+
+
+# -- subscriptions/listen over HTTP: the POST's own SSE response -----------------------------------
+def _events(reply: Any, wanted: int) -> list[dict[str, Any]]:
+    """Read SSE events from a streaming response until ``wanted`` messages have come (comments skipped)."""
+    found: list[dict[str, Any]] = []
+    buffer = b""
+    while len(found) < wanted:
+        line = reply.fp.readline()  # bounded by the connection's timeout
+        assert line, f"the stream ended after {found}"
+        buffer += line
+        if line in (b"\n", b"\r\n"):
+            found += [json.loads(event["data"]) for event in sse.parse(buffer)]
+            buffer = b""
+    return found
+
+
+def _open_stream(server: HttpServer, listen: dict[str, Any]) -> tuple[Any, Any]:
+    """POST a listen request and return (its connection, its streaming response), headers read."""
+    conn = server.connection()
+    accept = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    conn.request("POST", "/mcp", json.dumps(listen), {**accept, **headers_for(listen)})
+    return conn, conn.getresponse()
+
+
+def test_a_listen_stream_hears_an_order_cancelled_over_http(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    copy = tmp_path / "shop.db"
+    assert run_cli(["db", "build", str(copy)]).returncode == 0
+    server = HttpServer(["--db", str(copy), "--allow-writes"])
+    try:
+        listen = modern("subscriptions/listen", {"notifications": {"resourceSubscriptions": ["shop://orders/9"]}}, 70)
+        conn, stream = _open_stream(server, listen)
+        assert stream.status == 200 and stream.getheader("Content-Type") == "text/event-stream"
+        assert stream.getheader("Mcp-Session-Id") is None
+        (ack,) = _events(stream, 1)
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        assert ack["params"]["notifications"] == {"resourceSubscriptions": ["shop://orders/9"]}
+        assert ack["params"]["_meta"][stateless.SUBSCRIPTION_ID] == 70
+        # Another POST cancels order 9, confirming through the input_required round trip.
+        asks = {**META, stateless.CLIENT_CAPABILITIES: {"elicitation": {"form": {}}}}
+        arguments = {"order_id": 9, "reason": "asked by phone"}
+        call = request("tools/call", {"name": "cancel_order", "arguments": arguments, "_meta": asks}, 71)
+        first = post(server, call).json()["result"]
+        assert first["resultType"] == "input_required", first
+        (key,) = first["inputRequests"]
+        retry = json.loads(json.dumps(call))
+        retry["id"] = 72
+        retry["params"]["inputResponses"] = {key: {"action": "accept", "content": {"confirm": True}}}
+        retry["params"]["requestState"] = first["requestState"]
+        done = post(server, retry).json()["result"]
+        assert done["resultType"] == "complete" and not done["isError"], done
+        (update,) = _events(stream, 1)
+        assert update["method"] == "notifications/resources/updated"
+        assert update["params"]["uri"] == "shop://orders/9"
+        assert update["params"]["_meta"][stateless.SUBSCRIPTION_ID] == 70
+        conn.close()  # closing the stream is how an HTTP client cancels
+    finally:
+        assert server.stop() == 0, server.stderr()
+    assert "Traceback" not in server.stderr()
+
+
+def test_a_listen_stream_ends_with_its_response_when_the_server_stops() -> None:
+    server = HttpServer()
+    listen = modern("subscriptions/listen", {"notifications": {"resourceSubscriptions": ["shop://orders/3"]}}, id=5)
+    conn, stream = _open_stream(server, listen)
+    (ack,) = _events(stream, 1)
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    stopper = threading.Thread(target=server.stop)
+    stopper.start()
+    (end,) = _events(stream, 1)
+    assert end["id"] == 5 and end["result"]["resultType"] == "complete", end
+    stopper.join(30)
+    conn.close()
