@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import secrets as tokens
+import shutil
 import sqlite3
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -117,6 +120,90 @@ GRADING_SIDE = cell(
     "diagnosis = solution_value(clinic.salt(), clinic.student())\n"
 )
 
+# What comes back from the sandbox is the learner's: a forged guard channel, ANSI escapes, an
+# exception named after a module the grader would import, answers of any shape.
+FORGED_GUARD = """%%module messages
+import os
+ESC = chr(27)
+for fd in range(3, 64):  # the guard's pipe among them: lines added, none erased
+    try:
+        os.write(fd, ('{"event":"x","why":"' + ESC + '[2J' + ESC + '[H all clear"}\\n').encode())
+    except OSError:
+        pass
+try:
+    open(os.environ.get("MCP_LAB_GUARD_PIPE", "/grading/guard.pipe"), "w").write("erased")
+except OSError:
+    pass
+try:
+    import grader
+except ImportError:
+    pass
+def handle_line(line, methods):
+    raise NotImplementedError
+"""
+EXCEPTION_NAMED_THIS = """%%module messages
+class Zen(Exception):
+    pass
+Zen.__module__ = "this"
+Zen.__qualname__ = "s"
+def handle_line(line, methods):
+    raise Zen("imported?")
+"""
+NBGRADER_METADATA_LIST = {**cell("%%module messages\ndef handle_line(line, methods):\n    return None\n")}
+NBGRADER_METADATA_LIST["metadata"] = {"nbgrader": ["grade", True, "points", 100]}
+RULE_AS_A_LIST = (
+    "diagnosis = {"
+    + ", ".join(f"'case-{n:02d}': {{'rule': ['stdout-json-lines'], 'line': 1}}" for n in range(1, 11))
+    + "}"
+)
+DEEP_LINE = (
+    "diagnosis = {"
+    + ", ".join(
+        f"'case-{n:02d}': {{'rule': 'stdout-json-lines', 'reproduce': ['{'[' * 8000}{']' * 8000}']}}"
+        for n in range(1, 11)
+    )
+    + "}"
+)
+
+# The grader's environment, read by the learner's code and sent back in a failure's text.
+PLANTED = "MCP_LAB_PLANTED_TOKEN"
+ENVIRONMENT_PROBE = """%%module messages
+import os
+def handle_line(line, methods):
+    raise RuntimeError("ENVIRONMENT " + repr(sorted(os.environ.items())))
+"""
+
+
+# Links and copies that bring course files in, as nbgrader's exchange can hand them over.
+def linked(how: str) -> Any:
+    """A maker that lays the submission's folder out itself (``how``) and returns None."""
+
+    def make(course: Path, stage: str, student: str) -> None:
+        folder = course / "submitted" / student / stage
+        notebook = f"{stage}.ipynb"
+        if how == "folder":  # the whole stage folder is another student's
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.symlink_to(course / "submitted" / "answer-key" / stage)
+            return
+        folder.mkdir(parents=True)
+        if how == "notebook":
+            (folder / notebook).symlink_to(course / "source" / stage / notebook)
+        elif how == "source-copy":  # what nbgrader collect makes of that link
+            shutil.copyfile(course / "source" / stage / notebook, folder / notebook)
+        elif how == "hard-link":
+            os.link(course / "release" / stage / notebook, folder / notebook)  # chowned to the sandbox user, once
+        else:
+            (folder / notebook).write_text(release(course, stage), encoding="utf-8")
+            if how == "secret-copy":
+                shutil.copyfile(secret.path(course), folder / "notes.txt")
+            elif how == "secret-link":
+                (folder / "notes.txt").symlink_to(secret.path(course))
+            elif how == "fifo":
+                os.mkfifo(folder / "notes.txt")
+
+    return make
+
+
 # (stage, student, how the submission is made, the flag kind it must show)
 CHEATS: list[tuple[str, str, Any, str]] = [
     ("02-messages", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
@@ -137,6 +224,19 @@ CHEATS: list[tuple[str, str, Any, str]] = [
     ("05-tools-call", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
     ("08-clinic-diagnosis", "grading-side", lambda c, s: release(c, s, GRADING_SIDE), "answer-key"),
     ("08-clinic-diagnosis", "input-transformer", lambda c, s: release(c, s, INPUT_TRANSFORMER), "tampering"),
+    ("02-messages", "forged-guard-channel", lambda c, s: release(c, s, cell(FORGED_GUARD)), "refused"),
+    ("02-messages", "environment-probe", lambda c, s: release(c, s, cell(ENVIRONMENT_PROBE)), ""),
+    ("02-messages", "exception-named-this", lambda c, s: release(c, s, cell(EXCEPTION_NAMED_THIS)), ""),
+    ("02-messages", "nbgrader-metadata-list", lambda c, s: release(c, s, NBGRADER_METADATA_LIST), "tampering"),
+    ("02-messages", "symlinked-notebook", linked("notebook"), "links"),
+    ("02-messages", "source-copy", linked("source-copy"), "course-files"),
+    ("02-messages", "symlinked-folder", linked("folder"), "links"),
+    ("02-messages", "hard-link", linked("hard-link"), "links"),
+    ("02-messages", "secret-copy", linked("secret-copy"), "course-files"),
+    ("02-messages", "secret-link", linked("secret-link"), "links"),
+    ("02-messages", "fifo", linked("fifo"), "links"),
+    ("08-clinic-diagnosis", "rule-as-a-list", lambda c, s: release(c, s, answers=RULE_AS_A_LIST), ""),
+    ("08-clinic-diagnosis", "deep-line", lambda c, s: release(c, s, answers=DEEP_LINE), ""),
 ]
 
 
@@ -159,6 +259,7 @@ def gradebook_rows(course: Path, assignment: str) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, Row]], dict[str, Any]]:
+    os.environ[PLANTED] = "planted-" + tokens.token_hex(8)  # a token of the grading machine's (the forkserver's too)
     course = tmp_path_factory.mktemp("cheats") / "course"
     build.init_course(course)
     secret.create(course)
@@ -174,7 +275,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
         course, "copied-answers", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=friend)
     )
     for name, student, make, _ in CHEATS:
-        submit(course, student, STAGES[name], make(course, name))
+        if getattr(make, "__name__", "") == "make":
+            make(course, name, student)
+        else:
+            submit(course, student, STAGES[name], make(course, name))
     copier = "diagnosis = " + repr(checkers_lead(salt, "checker-copier"))
     submit(
         course, "checker-copier", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=copier)
@@ -212,6 +316,39 @@ def test_a_cheat_gains_nothing_and_is_flagged(graded: Any, name: str, student: s
     assert row.status == "graded", row  # a verdict, not a grading failure
     if kind:
         assert kind in {f["kind"] for f in row.flags}, row.flags
+    assert "grading-failed" not in {f["kind"] for f in row.flags}, row.flags
+
+
+def test_the_instructors_table_carries_no_control_character(graded: Any) -> None:
+    _, rows, _ = graded
+    for name, graded_rows in rows.items():
+        shown = table(list(graded_rows.values()), name, detect(1).isolation)
+        assert not [c for c in shown if ord(c) < 32 and c != "\n"], name
+    forged = rows["02-messages"]["forged-guard-channel"]
+    whys = [f["why"] for f in forged.flags if f["kind"] == "refused"]
+    assert any("import grader" in why for why in whys), whys  # the guard's own line came through
+    assert any("guard.pipe" in why for why in whys), whys  # and opening its pipe was refused
+
+
+def test_an_exception_named_after_a_module_imports_nothing_in_the_grader() -> None:
+    from grader.course import remote
+
+    sys.modules.pop("this", None)
+    raised = remote.rebuild({"kinds": [["this", "s"], ["builtins", "Exception"]], "message": "x", "fields": []})
+    assert "this" not in sys.modules
+    assert remote.is_a(raised, "s") and isinstance(raised, Exception)
+    assert isinstance(remote.rebuild({"kinds": "junk", "message": ["not", "text"]}), Exception)
+
+
+def test_a_malformed_answer_fails_the_cells_it_breaks_with_a_reason(graded: Any) -> None:
+    course, _, _ = graded
+    from grader.grading.nbhook import verdicts_path
+
+    for student, words in (("rule-as-a-list", "not a list"), ("deep-line", "levels deep")):
+        found = json.loads(verdicts_path(course, "08-clinic-diagnosis", student).read_text(encoding="utf-8"))
+        texts = [c["text"] for c in found["cells"].values()]
+        assert all(c["status"] == "failed" for c in found["cells"].values()), found
+        assert all(words in text for text in texts), texts
 
 
 def test_a_friends_answers_score_as_the_friends_cases_would_and_are_flagged(graded: Any) -> None:
@@ -264,3 +401,55 @@ def test_no_extra_credit_reached_the_gradebook(graded: Any) -> None:
     with sqlite3.connect(course / "gradebook.db") as db:
         extra = db.execute("SELECT count(*) FROM grade WHERE extra_credit IS NOT NULL AND extra_credit != 0").fetchone()
     assert extra == (0,)
+
+
+def test_the_grading_machines_environment_does_not_reach_the_learners_code(graded: Any) -> None:
+    course, _, _ = graded
+    from grader.grading.nbhook import verdicts_path
+
+    text = verdicts_path(course, "02-messages", "environment-probe").read_text(encoding="utf-8")
+    assert "ENVIRONMENT" in text and "PYTHONPATH" in text, text[:2000]  # the probe ran and reported
+    assert os.environ[PLANTED] not in text and PLANTED not in text
+    for name in ("VIRTUAL_ENV", "PYTEST_CURRENT_TEST", "HOSTNAME"):
+        assert f"'{name}'" not in text, name
+
+
+def test_the_secret_is_in_no_verdict_and_a_link_is_never_followed(graded: Any) -> None:
+    course, rows, _ = graded
+    key = secret.load(course).hex()
+    for path in (course / "grading").rglob("*.json"):
+        assert key not in path.read_text(encoding="utf-8"), path
+    for student in ("symlinked-notebook", "symlinked-folder", "hard-link", "secret-link"):
+        row = rows["02-messages"][student]
+        assert row.score == 0 and any("link" in f["why"] for f in row.flags), row
+
+
+def test_the_secret_printed_by_the_learners_code_is_scrubbed() -> None:
+    from grader.grading.grade import CellVerdict, Verdicts, scrub
+
+    key = bytes(range(32))
+    found = Verdicts("eve", "09-clinic-repair", cells={"a": CellVerdict("a", 1, "failed", f"printed {key.hex()}")})
+    assert [f.kind for f in scrub(found, key)] == ["course-files"]
+    assert key.hex() not in found.cells["a"].text
+
+
+def test_without_bubblewrap_a_fork_bomb_stays_inside_its_submission(graded: Any, monkeypatch: Any) -> None:
+    """``MCP_LAB_SANDBOX=none`` forces the fallback: a pid namespace and a per-submission process limit
+    (a cgroup as root, else RLIMIT_NPROC) hold the bomb; when grading ends, none of its processes is left."""
+    from grader.grading import sandbox
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    monkeypatch.setenv("MCP_LAB_SANDBOX", "none")
+    runner = sandbox.detect(1)
+    assert isinstance(runner, sandbox.Unsandboxed) and "pid namespace" in runner.isolation, runner.isolation
+    print("\nwithout bubblewrap (MCP_LAB_SANDBOX=none): " + runner.isolation)
+    before = len(os.listdir("/proc"))
+    found = grade(course, "02-messages", "fork-bomb", slot=1)
+    assert found.isolation.startswith("none"), found.isolation
+    assert all(c.status == "failed" for c in found.cells.values()), found.cells
+    assert sum(c.points for c in found.cells.values() if c.status == "passed") == 0
+    honest = grade(course, "02-messages", "answer-key", slot=1)
+    assert all(c.status == "passed" for c in honest.cells.values()), honest.cells  # the fallback still grades
+    sandbox.release()
+    assert len(os.listdir("/proc")) < before + 50  # the bomb's processes are gone, not left to the host

@@ -30,6 +30,7 @@ from . import flags
 from .grade import Verdicts, graded_cells
 from .nbhook import verdicts_path
 from .submission import Submission
+from .text import printable
 
 SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
 
@@ -68,11 +69,17 @@ def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdi
         out = Path(tmp) / "verdicts.json"
         process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out))
         process.start()
-        process.join(SUBMISSION_LIMIT)
-        if process.is_alive():
-            process.kill()
-            process.join(10)
-            return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+        try:
+            process.join(SUBMISSION_LIMIT)
+            if process.is_alive():
+                process.kill()
+                process.join(10)
+                return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+        finally:
+            from .worker import sweep
+
+            if process.pid is not None and not process.is_alive():
+                sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
         if process.exitcode != 0 or not out.is_file():
             return None, f"the grader crashed (exit status {process.exitcode})"
         return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
@@ -143,7 +150,8 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             path = verdicts_path(course, stage, student)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(found.as_json(), encoding="utf-8")
-            storing.submit(store, student)
+            if not found.refused:  # nbgrader would copy what the links point at (into the feedback, too)
+                storing.submit(store, student)
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             list(pool.map(work, students))
@@ -170,6 +178,8 @@ def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: di
             if found is not None:
                 row.flags = [*found.flags, *row.flags]
                 row.seconds = found.seconds
+                if found.refused:
+                    continue  # 0: nothing of it was graded, whatever an earlier grading stored
             try:
                 submission = gradebook.find_submission(stage, student)
             except MissingEntry:
@@ -228,15 +238,17 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
     lines = [f"{stage}: {len(rows)} submission(s); the learners' code ran in: {isolation}"]
     lines.append(f"{'student':<{width}}  {'score':>7}  {'max':>5}  {'secs':>6}  flags")
     for row in rows:
-        shown = "; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-"
+        shown = printable("; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-")
         score = f"{row.score:g}"
         if row.status != "graded" and not row.score:
             score = "FAILED" if row.status == "grading failed" else "-"
-        lines.append(f"{row.student:<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}")
+        lines.append(
+            f"{printable(row.student):<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}"
+        )
     kinds = sorted({f["kind"] for r in rows for f in r.flags})
     if kinds:
         lines.append("")
-        lines.extend(f"  {kind}: {flags.KINDS.get(kind, '')}" for kind in kinds)
+        lines.extend(f"  {printable(kind)}: {flags.KINDS.get(kind, '')}" for kind in kinds)
     return "\n".join(lines)
 
 

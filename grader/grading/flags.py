@@ -15,10 +15,8 @@ guard refused while their code ran, some from the gradebook after grading:
 from __future__ import annotations
 
 import ast
-import json
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from grader.course import runtime
@@ -29,7 +27,9 @@ KINDS = {
     "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader",
     "tampering": "a cell of the notebook tries to change the course's checks, the kernel's input or graded cells "
     "(it has no effect on the grade: the notebook is not run when graded)",
-    "course-files": "the submission's code names course files (the gradebook, source/, release/, nbgrader)",
+    "course-files": "the submission names course files (the gradebook, source/, release/, nbgrader), holds a copy "
+    "of one (the secret, an instructor's notebook), or its output held the secret",
+    "links": "the submission is not plain files (a symbolic or hard link, a device, a FIFO): refused, never run",
     "refused": "the guard refused the submission's code something while it ran (see why)",
     "dynamic-code": "the submission's code builds code at run time (exec, eval, __import__): read it",
     "copied": "the submission's files are identical to another student's",
@@ -172,18 +172,9 @@ def scan_notebook(
     return _unique(flags)
 
 
-def refused(log: Path) -> list[Flag]:
-    """Flags from the guard's log of one grading: each refusal, once."""
-    if not log.is_file():
-        return []
-    flags = []
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            why = json.loads(line).get("why", "")
-        except (ValueError, AttributeError):
-            why = line[:200]
-        flags.append(Flag("refused", why))
-    return _unique(flags)
+def refused(whys: list[str]) -> list[Flag]:
+    """Flags from what the guard refused in one grading (:mod:`.refusals`): each refusal, once."""
+    return _unique([Flag("refused", why) for why in whys])
 
 
 def _unique(flags: list[Flag]) -> list[Flag]:

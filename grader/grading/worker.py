@@ -8,12 +8,14 @@ imports for every submission; a fork spends none.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import grader.course.checks.stage00
 import grader.grading.hidden  # noqa: F401
-from grader.course import build
+from grader.course import build, runtime
 from grader.course.checks import cells, preload
+from grader.grading import sandbox
 from grader.grading.grade import grade
 from grader.grading.hidden import for_stage
 
@@ -25,5 +27,17 @@ for _stage in build.stages():  # every stage's checks, public and hidden
 
 
 def grade_to_file(course: Path, stage: str, student: str, slot: int, out: Path) -> None:
-    """Grade one submission and write its verdicts to ``out`` (the parent reads them)."""
-    out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
+    """Grade one submission and write its verdicts to ``out`` (the parent reads them).
+
+    The process ends with ``os._exit`` (multiprocessing's way): nothing registered with atexit runs,
+    so what it made is removed here; after a crash or a kill, the parent removes it (:func:`sweep`)."""
+    try:
+        out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
+    finally:
+        sweep(os.getpid())
+
+
+def sweep(pid: int) -> None:
+    """Remove what grading process ``pid`` left: its processes, cgroups and runtime copies."""
+    sandbox.release(pid)
+    runtime.clear(pid)
