@@ -453,3 +453,43 @@ def test_without_bubblewrap_a_fork_bomb_stays_inside_its_submission(graded: Any,
     assert all(c.status == "passed" for c in honest.cells.values()), honest.cells  # the fallback still grades
     sandbox.release()
     assert len(os.listdir("/proc")) < before + 50  # the bomb's processes are gone, not left to the host
+
+
+# -- no false flags on honest work -------------------------------------------------------------------
+README_LINES = [
+    line.strip(" `$")
+    for line in (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").splitlines()
+    if "mcp-lab" in line
+][:40]
+HONEST_ADDITIONS = {
+    "a docstring quoting the README": '"""Notes from the README:\n\n'
+    + "\n".join(README_LINES).replace('"""', "'''")
+    + '\n"""\n',
+    "an error message naming a command": (
+        "def _refuse_the_original(path):\n"
+        "    raise PermissionError(f'{path} is the shop itself: make a copy first (mcp-lab db build COPY)')\n"
+    ),
+    "a hint naming the checker": "HINT = 'run mcp-lab check -- python my_server.py to see what a host sees'\n",
+    "a helper of its own named like the course's": "def handle_line_helper(raw_line):\n    return raw_line.strip()\n",
+    "a dataclass and a namedtuple": (
+        "import collections, dataclasses\n"
+        "@dataclasses.dataclass\nclass Reply:\n    id: int\n"
+        "Pair = collections.namedtuple('Pair', 'key value')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("addition", HONEST_ADDITIONS, ids=list(HONEST_ADDITIONS))
+@pytest.mark.parametrize("name", [s.name for s in build.stages() if s.name[:2] not in ("08", "09")])
+def test_honest_work_written_differently_raises_no_flag(name: str, addition: str) -> None:
+    """A held-out-style corpus: each stage's solution, with what an honest learner adds (the README
+    quoted, commands named in messages, names of their own): not a flag."""
+    from grader.course.notebook import modules
+    from grader.grading import flags
+
+    stage = next(s for s in build.stages() if s.name == name)
+    solved = modules(json.loads(notebook_text(stage)))
+    assert solved, name
+    text = HONEST_ADDITIONS[addition]
+    written = {module: text + "\n" + body for module, body in solved.items()}
+    assert flags.scan(name[:2], written) == [], name

@@ -128,12 +128,15 @@ def rebuild(raised: dict[str, Any]) -> BaseException:
     exc.args = (message,)
     fields = raised.get("fields", {})
     for name, value in fields.items() if isinstance(fields, dict) else ():
+        if value is None and name in _OS_FIELDS:
+            continue  # an OSError's unset errno and strerror would hide its message
         if isinstance(name, str) and name.isidentifier() and not name.startswith("_") and name not in _OWN:
             with contextlib.suppress(AttributeError, TypeError):
                 setattr(exc, name, value)
     return exc
 
 
+_OS_FIELDS = frozenset({"errno", "strerror", "filename", "filename2", "winerror"})
 _OWN = frozenset({"kinds", "where", "remote_traceback", "args", "with_traceback", "add_note"})
 
 

@@ -70,6 +70,7 @@ BASE_ENV = {
     "TMPDIR": "/tmp",
     "LOGNAME": "learner",
     "USER": "learner",
+    "MCP_LAB_CODE_GUARD": "1",  # the guard runs code from files only (lab_runtime.codeguard)
 }
 
 
@@ -224,6 +225,15 @@ def _reachable(path: Path) -> bool:
         return False
 
 
+def _own(path: Path, uid: int) -> None:
+    """Give the submission's user ``path`` to write in, except its code: a ``.py`` the grader wrote
+    stays the grader's, so the guard can tell it from one the learner's process made (codeguard)."""
+    for item in [path, *path.rglob("*")]:
+        if item.is_symlink() or (item.suffix in (".py", ".pyc") and not item.is_dir()):
+            continue
+        os.chown(item, uid, uid, follow_symlinks=False)
+
+
 def _setpriv(uid: int) -> list[str]:
     setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
@@ -265,9 +275,7 @@ class Unsandboxed(Runner):
         return path
 
     def own(self, path: Path) -> None:
-        if self.as_root:
-            for item in [path, *path.rglob("*")]:
-                os.chown(item, self.uid, self.uid, follow_symlinks=False)
+        _own(path, self.uid) if self.as_root else None
 
     def prepare(self, folder: Path, runtime: Path, db: Path) -> None:
         self.own(folder)
@@ -352,9 +360,7 @@ class Bubblewrap(Runner):
         self.bind(path, inside)
 
     def own(self, path: Path) -> None:
-        if self.as_root:
-            for item in [path, *path.rglob("*")]:
-                os.chown(item, self.uid, self.uid, follow_symlinks=False)
+        _own(path, self.uid) if self.as_root else None
 
     # -- the command ------------------------------------------------------------------------------
     def _system(self) -> list[str]:

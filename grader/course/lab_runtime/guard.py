@@ -24,6 +24,9 @@ import os
 import re
 import sys
 import tempfile
+import threading
+
+from .codeguard import CodeRules
 
 MARK = "[mcp-lab guard] "
 FORBIDDEN_MODULES = ("grader", "nbgrader")
@@ -119,17 +122,38 @@ def _is_channel(path: object, channel: tuple[int, int]) -> bool:
     return found is not None and (found.st_dev, found.st_ino) == channel
 
 
+CODE_EVENTS = frozenset({"compile", "exec", "marshal.loads", "marshal.load", "code.__new__", "import"})
+
+
+def _code_rules() -> CodeRules:
+    """The rules for code (:mod:`lab_runtime.codeguard`): files of the runtime and the standard library
+    are trusted as they are on disk (read-only in the sandbox)."""
+    runtime = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    return CodeRules(trusted=(runtime, stdlib, sys.base_prefix), uid=os.getuid())
+
+
 def install(folder: str) -> None:
     """Add the hook for a learner's process working in ``folder``."""
     allowed = tuple(os.path.realpath(p) for p in (folder, tempfile.gettempdir(), "/tmp", os.devnull))
     answers = _answers()
     report = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
     log, channel = _open_channel(os.environ.get("MCP_LAB_GUARD_PIPE", ""))
+    code = _code_rules() if os.environ.get("MCP_LAB_CODE_GUARD") == "1" else None
+    inside = threading.local()  # the guard's own opens and frame reads raise events too: not judged
 
     def hook(event: str, args: tuple) -> None:
-        why = refusal(event, args, allowed, answers)
-        if why is None and channel is not None and event == "open" and args and _is_channel(args[0], channel):
-            why = "open the guard's channel: it is the grader's"
+        if getattr(inside, "busy", False):
+            return
+        inside.busy = True
+        try:
+            why = refusal(event, args, allowed, answers)
+            if why is None and channel is not None and event == "open" and args and _is_channel(args[0], channel):
+                why = "open the guard's channel: it is the grader's"
+            if why is None and code is not None and (event in CODE_EVENTS or event.startswith("ctypes.")):
+                why = code.refusal(event, args, sys._getframe(1))
+        finally:
+            inside.busy = False
         if why is None:
             return
         line = json.dumps({"event": event, "why": why[:1000]}) + "\n"  # one write under PIPE_BUF: whole
