@@ -11,12 +11,16 @@ gradebook's rows of anyone else.
 
 from __future__ import annotations
 
+import ast
+import base64
 import hashlib
 import json
+import marshal
 import os
 import secrets as tokens
 import shutil
 import sqlite3
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +29,7 @@ from typing import Any
 import pytest
 from course_support import api, notebook_text, submit
 
+import reference
 from grader.checker.check import run_check
 from grader.course import build, clinic
 from grader.course.clinic import draw_for
@@ -204,6 +209,74 @@ def linked(how: str) -> Any:
     return make
 
 
+# The answer key carried as data: the kit's bytecode of the modules a stage teaches, base64 in a
+# %%module cell, served by a sys.meta_path finder (marshal.loads + types.FunctionType), or its
+# source text decoded and exec'd, or run in a child Python the guard does not start.
+def kit_bytecode(name: str) -> str:
+    """What the learner kit ships as reference/NAME.pyc, less its 16-byte header: marshal data of code."""
+    source = Path(reference.__file__).with_name(f"{name}.py")
+    return base64.b64encode(marshal.dumps(compile(source.read_text(encoding="utf-8"), str(source), "exec"))).decode()
+
+
+def carried(module: str, names: list[str], tail: str, how: str = "bytecode") -> str:
+    blobs = {f"reference.{n}": kit_bytecode(n) for n in names}
+    if how == "source":
+        blobs = {
+            f"reference.{n}": base64.b64encode(Path(reference.__file__).with_name(f"{n}.py").read_bytes()).decode()
+            for n in names
+        }
+    load = (
+        "types.FunctionType(marshal.loads(base64.b64decode(BLOBS[module.__name__])), module.__dict__)()"
+        if how == "bytecode"
+        else "exec(base64.b64decode(BLOBS[module.__name__]).decode(), module.__dict__)"
+    )
+    return (
+        f"%%module {module}\n"
+        "import base64, importlib.abc, importlib.util, marshal, sys, types\n"
+        f"BLOBS = {blobs!r}\n"
+        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        f"        {load}\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        f"{tail}"
+    )
+
+
+DISPATCH_TAIL = (
+    "from reference.dispatch import Dispatcher\n"
+    "def handle_line(line, methods):\n"
+    "    return Dispatcher(methods, {}).handle_line(line)\n"
+)
+SERVER_TAIL = (
+    "from reference.server import make_server\n"
+    "if __name__ == '__main__':\n"
+    "    sys.exit(make_server().serve(sys.stdin.buffer, sys.stdout.buffer))\n"
+)
+BUILTINS_TRICK = """%%module messages
+import builtins
+load = getattr(builtins, "__imp" + "ort__")
+dispatch = load("refer" + "ence.dispatch", fromlist=["Dispatcher"])
+def handle_line(line, methods):
+    return dispatch.Dispatcher(methods, {}).handle_line(line)
+"""
+# A child Python started by the learner's server: the guard goes with it (the argv is rewritten).
+CHILD_PYTHON = (
+    "%%module shop_server\n"
+    "import os, subprocess, sys\n"
+    'CODE = \'import base64, marshal, types; m = types.ModuleType("x"); print("child ran", flush=True)\'\n'
+    "CODE += '; types.FunctionType(marshal.loads(base64.b64decode(\"' + "
+    + repr(kit_bytecode("errors"))
+    + " + '\")), m.__dict__)()'\n"
+    "if __name__ == '__main__':\n"
+    "    done = subprocess.run([sys.executable, '-c', CODE], capture_output=True, text=True)\n"
+    "    print(done.stdout, done.stderr[-300:], file=sys.stderr)\n"
+    "    sys.exit(0 if 'Traceback' in done.stderr else 3)\n"
+)
+
 # (stage, student, how the submission is made, the flag kind it must show)
 CHEATS: list[tuple[str, str, Any, str]] = [
     ("02-messages", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
@@ -228,6 +301,26 @@ CHEATS: list[tuple[str, str, Any, str]] = [
     ("02-messages", "environment-probe", lambda c, s: release(c, s, cell(ENVIRONMENT_PROBE)), ""),
     ("02-messages", "exception-named-this", lambda c, s: release(c, s, cell(EXCEPTION_NAMED_THIS)), ""),
     ("02-messages", "nbgrader-metadata-list", lambda c, s: release(c, s, NBGRADER_METADATA_LIST), "tampering"),
+    (
+        "02-messages",
+        "kit-bytecode-as-data",
+        lambda c, s: release(c, s, cell(carried("messages", ["envelope", "dispatch"], DISPATCH_TAIL))),
+        "answer-key",
+    ),
+    (
+        "02-messages",
+        "source-as-data",
+        lambda c, s: release(c, s, cell(carried("messages", ["envelope", "dispatch"], DISPATCH_TAIL, "source"))),
+        "answer-key",
+    ),
+    ("02-messages", "getattr-builtins", lambda c, s: release(c, s, cell(BUILTINS_TRICK)), "answer-key"),
+    (
+        "05-tools-call",
+        "kit-bytecode-as-data",
+        lambda c, s: release(c, s, cell(carried("shop_server", ["tools", "shop"], SERVER_TAIL))),
+        "answer-key",
+    ),
+    ("05-tools-call", "child-python", lambda c, s: release(c, s, cell(CHILD_PYTHON)), "refused"),
     ("02-messages", "symlinked-notebook", linked("notebook"), "links"),
     ("02-messages", "source-copy", linked("source-copy"), "course-files"),
     ("02-messages", "symlinked-folder", linked("folder"), "links"),
@@ -238,6 +331,17 @@ CHEATS: list[tuple[str, str, Any, str]] = [
     ("08-clinic-diagnosis", "rule-as-a-list", lambda c, s: release(c, s, answers=RULE_AS_A_LIST), ""),
     ("08-clinic-diagnosis", "deep-line", lambda c, s: release(c, s, answers=DEEP_LINE), ""),
 ]
+
+
+def renamed_names(text: str, names: dict[str, str]) -> str:
+    """``text`` with the variables ``names`` renamed (every use, f-strings included), written out anew."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            node.id = names[node.id]
+        elif isinstance(node, ast.arg) and node.arg in names:
+            node.arg = names[node.arg]
+    return ast.unparse(tree) + "\n"
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -279,6 +383,21 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
             make(course, name, student)
         else:
             submit(course, student, STAGES[name], make(course, name))
+    # A friend's work, normalised away: variables renamed (02), the same answers in another order (08).
+    renamed = json.loads(notebook_text(STAGES["02-messages"], course=course, student="renamed-copy"))
+    for one in renamed["cells"]:
+        text = "".join(one["source"]) if isinstance(one["source"], list) else one["source"]
+        if text.startswith("%%module messages\n"):
+            one["source"] = "%%module messages\n" + renamed_names(text.split("\n", 1)[1], {"message": "msg"})
+    submit(course, "renamed-copy", STAGES["02-messages"], json.dumps(renamed))
+    friends = solution_value(salt, "answer-key")
+    reordered = {case: dict(reversed(list(friends[case].items()))) for case in reversed(list(friends))}
+    submit(
+        course,
+        "reordered-copy",
+        STAGES["08-clinic-diagnosis"],
+        release(course, "08-clinic-diagnosis", answers="diagnosis = " + repr(reordered)),
+    )
     copier = "diagnosis = " + repr(checkers_lead(salt, "checker-copier"))
     submit(
         course, "checker-copier", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=copier)
@@ -304,7 +423,8 @@ def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any
         assert key.score == key.max_score == stage.points(), (name, key)
         assert untouched.score == 0, (name, untouched)
         # In stage 08 a friend handed in the answer key's answers: both are flagged, the instructor looks.
-        assert {f["kind"] for f in key.flags} <= ({"copied"} if name.startswith("08") else set()), key.flags
+        # (and in 02 a friend handed it in with its variables renamed: similar)
+        assert {f["kind"] for f in key.flags} <= ({"copied"} if name.startswith("08") else {"similar"}), key.flags
         assert not untouched.flags, (name, untouched.flags)
 
 
@@ -493,3 +613,54 @@ def test_honest_work_written_differently_raises_no_flag(name: str, addition: str
     text = HONEST_ADDITIONS[addition]
     written = {module: text + "\n" + body for module, body in solved.items()}
     assert flags.scan(name[:2], written) == [], name
+
+
+def test_the_answer_key_as_data_is_refused_in_every_process(graded: Any) -> None:
+    _, rows, _ = graded
+    for name, student, words in (
+        ("02-messages", "kit-bytecode-as-data", "import hook"),
+        ("05-tools-call", "kit-bytecode-as-data", "import hook"),
+        ("02-messages", "source-as-data", "import hook"),
+        ("05-tools-call", "child-python", "marshal.loads"),  # in the child Python: the guard went with it
+    ):
+        whys = [f["why"] for f in rows[name][student].flags if f["kind"] == "refused"]
+        assert any(words in why for why in whys), (name, student, rows[name][student].flags)
+
+
+def test_a_copy_normalised_away_is_flagged_copied_or_similar(graded: Any) -> None:
+    _, rows, _ = graded
+    renamed = rows["02-messages"]["renamed-copy"]
+    assert renamed.score == renamed.max_score  # its own marks: the flag, not the score, tells
+    assert any(f["kind"] == "similar" and "answer-key" in f["why"] for f in renamed.flags), renamed.flags
+    reordered = rows["08-clinic-diagnosis"]["reordered-copy"]
+    assert any(f["kind"] == "copied" and "answer-key" in f["why"] for f in reordered.flags), reordered.flags
+
+
+def test_collect_never_follows_a_link_out_of_the_exchange(graded: Any, tmp_path: Path) -> None:
+    """``nbgrader collect`` in a course made by mcp-lab course init copies plain files only: a link to
+    the secret in a student's outbound folder stays in the exchange (nbgrader's own would copy the secret)."""
+    course, _, _ = graded
+    stamp = "2026-01-01 10:00:00.000000 UTC"
+    folder = tmp_path / "exchange" / build.COURSE_ID / "inbound" / f"linker+02-messages+{stamp}+x1"
+    folder.mkdir(parents=True)
+    (folder / "02-messages.ipynb").write_text(release(course, "02-messages"), encoding="utf-8")
+    (folder / "timestamp.txt").write_text(stamp, encoding="utf-8")
+    (folder / "notes.txt").symlink_to(secret.path(course))
+    (folder / "source").symlink_to(course / "source" / "02-messages")
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "collect", "02-messages", f"--Exchange.root={tmp_path / 'exchange'}"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    target = course / "submitted" / "linker" / "02-messages"
+    try:
+        assert (target / "02-messages.ipynb").is_file() and (target / "timestamp.txt").is_file()
+        assert not (target / "notes.txt").exists() and not (target / "source").exists(), sorted(target.rglob("*"))
+        assert "not collected" in done.stderr and "notes.txt" in done.stderr, done.stderr
+        key = secret.load(course).hex()
+        assert not [p for p in target.rglob("*") if p.is_file() and key in p.read_text(errors="replace")]
+    finally:
+        shutil.rmtree(course / "submitted" / "linker", ignore_errors=True)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import flags
-from .grade import Verdicts, graded_cells
+from . import flags, likeness
+from .grade import Verdicts, graded_cells, submission_texts
 from .nbhook import verdicts_path
 from .submission import Submission
 from .text import printable
@@ -158,9 +158,9 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     _read_gradebook(course, stage, rows, verdicts)
     if only is None:
         _absent(course, stage, rows)
-    release = course / "release" / stage
-    blank = Submission.read("", stage[:2], release, f"{stage}.ipynb").digest()
-    _copies(verdicts, rows, blank)
+    release = Submission.read("", stage[:2], course / "release" / stage, f"{stage}.ipynb")
+    blank = likeness.fingerprints(submission_texts(release), release.values)
+    _copies(course, stage, rows, blank)
     summary = course / "grading" / stage / "summary.json"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text(json.dumps([r.__dict__ for r in rows.values()], indent=1), encoding="utf-8")
@@ -221,16 +221,30 @@ def _absent(course: Path, stage: str, rows: dict[str, Row]) -> None:
             rows[student] = Row(student, max_score=maximum, flags=[why], status="not submitted")
 
 
-def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row], blank: str) -> None:
-    """Flag submissions whose graded files are identical to another student's (the release's own aside)."""
-    by_digest: dict[str, list[str]] = {}
-    for student, found in verdicts.items():
-        if found.digest != blank:
-            by_digest.setdefault(found.digest, []).append(student)
-    for students in by_digest.values():
-        for student in students if len(students) > 1 else []:
-            others = ", ".join(s for s in students if s != student)
-            rows[student].flags.append(flags.Flag("copied", f"the same files as {others}").as_dict())
+def _copies(course: Path, stage: str, rows: dict[str, Row], blank: dict[str, str]) -> None:
+    """Flag submissions whose normalised answers are another student's (``copied``: the same syntax
+    trees and sorted data; ``similar``: the same but for the names chosen), across every verdict file
+    of the stage, not only this run's; the release's own answers aside."""
+    every: dict[str, dict[str, str]] = {}
+    for path in sorted((course / "grading" / stage / "verdicts").glob("*.json")):
+        try:
+            every[path.stem] = Verdicts.from_json(path.read_text(encoding="utf-8")).likeness
+        except (OSError, ValueError, TypeError, KeyError):
+            continue
+    for kind in ("copied", "similar"):
+        groups: dict[str, list[str]] = {}
+        for student, prints in every.items():
+            value = prints.get(kind)
+            if value and value != blank.get(kind):
+                groups.setdefault(value, []).append(student)
+        for students in groups.values():
+            for student in students if len(students) > 1 else []:
+                row = rows.get(student)
+                if row is None or (kind == "similar" and any(f["kind"] == "copied" for f in row.flags)):
+                    continue
+                others = ", ".join(s for s in students if s != student)
+                what = "the same answers as" if kind == "copied" else "the same code as, but for its names,"
+                row.flags.append(flags.Flag(kind, f"{what} {others}").as_dict())
 
 
 def table(rows: list[Row], stage: str, isolation: str) -> str:

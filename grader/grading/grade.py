@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from grader.course.expect import Failure
 from grader.course.work import Work
 from reference import database
 
-from . import answers, flags, hidden, plainfiles, refusals, sandbox, secret
+from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, secret
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
@@ -56,6 +56,7 @@ class Verdicts:
     flags: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     refused: bool = False  # not plain files: never run, and never handed to nbgrader (it follows links)
+    likeness: dict[str, str] = field(default_factory=dict)  # normalised answers' fingerprints (likeness.py)
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), indent=1, ensure_ascii=False)
@@ -64,7 +65,8 @@ class Verdicts:
     def from_json(cls, text: str) -> Verdicts:
         data = json.loads(text)
         data["cells"] = {k: CellVerdict(**v) for k, v in data["cells"].items()}
-        return cls(**data)
+        known = {f.name for f in fields(cls)}  # a file written by another version of the grader
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 def graded_cells(course: Path, stage_name: str, every: bool = False) -> dict[str, float]:
@@ -161,6 +163,9 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
     stage = stage_name[:2]
     submission, found = read_submission(course, stage_name, student)
     result = Verdicts(student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
+    result.likeness = (
+        {} if submission.problem else likeness.fingerprints(submission_texts(submission), submission.values)
+    )
     points = graded_cells(course, stage_name)
     result.refused = bool(found)
     if submission.problem:
@@ -172,7 +177,7 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
             result.cells[grade_id] = CellVerdict(grade_id, most, "failed", submission.problem)
     else:
         found += [flags.Flag("tampering", note) for note in submission.repaired]
-        texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
+        texts = submission_texts(submission)
         found += flags.scan(stage, texts)
         found += flags.scan_notebook(stage, submission.notebook, set(points), release_cells(course, stage_name))
         keys = secret.Keys(secret.load(course), student, stage)
@@ -205,6 +210,11 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
     result.flags = [f.as_dict() for f in dict.fromkeys(found)]
     result.seconds = round(time.monotonic() - started, 2)
     return result
+
+
+def submission_texts(submission: Submission) -> dict[str, str]:
+    """The learner's files as text: the notebook's modules and the files handed in beside it."""
+    return {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
 
 
 def read_submission(course: Path, stage_name: str, student: str) -> tuple[Submission, list[flags.Flag]]:

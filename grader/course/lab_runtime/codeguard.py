@@ -24,6 +24,7 @@ patch the interpreter. While graded, the learner's process runs code from files 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from types import FrameType
 
@@ -40,9 +41,20 @@ def _caller(frame: FrameType | None) -> FrameType | None:
     return frame
 
 
+_PYTHON = re.compile(r"^python[\d.]*$")
+COURSE_PROGRAMS = ("run.py", "harness.py", "host.py", "http_host.py", "guarded.py")
+
+
+def _flat(value: object) -> list[object]:
+    if isinstance(value, list | tuple):
+        return [w for v in value for w in _flat(v)]
+    return [value]
+
+
 class CodeRules:
-    def __init__(self, trusted: tuple[str, ...], uid: int) -> None:
+    def __init__(self, trusted: tuple[str, ...], uid: int, runtime: str = "") -> None:
         self.trusted = tuple(os.path.realpath(t) for t in trusted)
+        self.runtime = runtime  # the stage's runtime: lab_runtime/guarded.py guards a Python child
         self.uid = uid
         self.meta_path = [id(f) for f in sys.meta_path]
         self.path_hooks = [id(h) for h in sys.path_hooks]
@@ -73,6 +85,31 @@ class CodeRules:
         name = frame.f_code.co_filename
         return (name.startswith("<frozen ") or self._trusted(name)) and "lab_runtime" not in name, frame.f_code.co_name
 
+    def child(self, executable: object, argv: object) -> str | None:
+        """A Python child gets the guard (its argv is rewritten in place to go through guarded.py); a
+        shell that would start one is refused; any other program runs as asked."""
+        if not isinstance(argv, list) or not argv:
+            return None
+        words = [os.fsdecode(w) if isinstance(w, str | bytes) else "" for w in argv]
+        program = os.fsdecode(executable) if isinstance(executable, str | bytes) else words[0]
+        if os.path.basename(program) in ("sh", "bash", "dash") and "python" in " ".join(words[1:]):
+            return "subprocess.Popen: a shell that starts Python runs it without the guard; start it with subprocess"
+        python = _PYTHON.search(os.path.basename(program)) or os.path.realpath(program) == os.path.realpath(
+            sys.executable
+        )
+        if not python:
+            return None
+        script = next((w for w in words[1:] if not w.startswith("-")), "")
+        lab = os.path.join(self.runtime, "lab_runtime")
+        if os.path.dirname(os.path.realpath(script)) == os.path.realpath(lab) and os.path.basename(script) in (
+            COURSE_PROGRAMS
+        ):
+            return None  # the course's own programs install the guard themselves
+        if os.path.dirname(os.path.realpath(script)).startswith(os.path.realpath(lab)):
+            return None  # the course's peers: no learner's code in them
+        argv[1:1] = ["-S", os.path.join(lab, "guarded.py")]
+        return None
+
     def refusal(self, event: str, args: tuple, frame: FrameType | None) -> str | None:
         if event == "code.__new__":
             stdlib, _ = self._from_stdlib(_caller(frame))
@@ -101,6 +138,12 @@ class CodeRules:
             return None
         if event.startswith("ctypes."):
             return f"{event}: ctypes is not available to your code while it is graded"
+        if event == "subprocess.Popen" and len(args) > 1:
+            return self.child(args[0], args[1])
+        if event in ("os.exec", "os.posix_spawn", "os.spawn", "os.system"):
+            words = [os.fsdecode(w) for w in _flat(args) if isinstance(w, str | bytes)]
+            if any(_PYTHON.search(os.path.basename(w)) for w in words) or "python" in " ".join(words):
+                return f"{event}: a Python started this way runs without the guard; start it with subprocess"
         if event in ("compile", "exec"):
             source = args[0] if args else None
             if event == "exec" and not isinstance(source, str | bytes):

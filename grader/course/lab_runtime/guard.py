@@ -122,7 +122,10 @@ def _is_channel(path: object, channel: tuple[int, int]) -> bool:
     return found is not None and (found.st_dev, found.st_ino) == channel
 
 
-CODE_EVENTS = frozenset({"compile", "exec", "marshal.loads", "marshal.load", "code.__new__", "import"})
+CODE_EVENTS = frozenset(
+    {"compile", "exec", "marshal.loads", "marshal.load", "code.__new__", "import"}
+    | {"subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system"}
+)
 
 
 def _code_rules() -> CodeRules:
@@ -130,7 +133,7 @@ def _code_rules() -> CodeRules:
     are trusted as they are on disk (read-only in the sandbox)."""
     runtime = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     stdlib = os.path.dirname(os.path.realpath(os.__file__))
-    return CodeRules(trusted=(runtime, stdlib, sys.base_prefix), uid=os.getuid())
+    return CodeRules(trusted=(runtime, stdlib, sys.base_prefix), uid=os.getuid(), runtime=runtime)
 
 
 def install(folder: str) -> None:
