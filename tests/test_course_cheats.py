@@ -664,3 +664,24 @@ def test_collect_never_follows_a_link_out_of_the_exchange(graded: Any, tmp_path:
         assert not [p for p in target.rglob("*") if p.is_file() and key in p.read_text(errors="replace")]
     finally:
         shutil.rmtree(course / "submitted" / "linker", ignore_errors=True)
+
+
+def test_what_a_killed_grading_left_is_swept() -> None:
+    """A grading process killed (with its parent) leaves its runtime copy and cgroup: the next grading
+    removes them; a running process's own are left alone."""
+    import tempfile
+
+    from grader.course import runtime
+    from grader.grading import sandbox
+    from grader.grading.sweep import sweep_stale
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    left = Path(tempfile.mkdtemp(prefix=f"{runtime.PREFIX}02-{pid}-"))
+    (left / "runtime").mkdir()
+    group = sandbox.Cgroup(f"mcp-lab-{pid}", sandbox.LIMITS)
+    group.join()  # makes the cgroups where this machine lets us
+    mine = runtime.cached("02")
+    assert sweep_stale() >= 1
+    assert not left.exists() and mine.is_dir()
+    assert not any(f.is_dir() for f in group.folders)

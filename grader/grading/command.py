@@ -30,6 +30,7 @@ from . import flags, likeness
 from .grade import Verdicts, graded_cells, submission_texts
 from .nbhook import verdicts_path
 from .submission import Submission
+from .sweep import sweep, sweep_stale
 from .text import printable
 
 SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
@@ -76,8 +77,6 @@ def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdi
                 process.join(10)
                 return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
         finally:
-            from .worker import sweep
-
             if process.pid is not None and not process.is_alive():
                 sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
         if process.exitcode != 0 or not out.is_file():
@@ -108,6 +107,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     from grader.course.build import nbgrader_api
 
     check_course(course, stage)
+    sweep_stale()  # what an earlier grading, killed with its workers, left behind
     students = _submissions(course, stage)
     if only is not None:
         unknown = sorted(set(only) - set(students))

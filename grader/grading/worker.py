@@ -13,11 +13,11 @@ from pathlib import Path
 
 import grader.course.checks.stage00
 import grader.grading.hidden  # noqa: F401
-from grader.course import build, runtime
+from grader.course import build
 from grader.course.checks import cells, preload
-from grader.grading import sandbox
 from grader.grading.grade import grade
 from grader.grading.hidden import for_stage
+from grader.grading.sweep import sweep
 
 preload()  # jsonschema, the checker, the SDK's clients: loaded once, for every worker
 
@@ -35,9 +35,3 @@ def grade_to_file(course: Path, stage: str, student: str, slot: int, out: Path) 
         out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
     finally:
         sweep(os.getpid())
-
-
-def sweep(pid: int) -> None:
-    """Remove what grading process ``pid`` left: its processes, cgroups and runtime copies."""
-    sandbox.release(pid)
-    runtime.clear(pid)
