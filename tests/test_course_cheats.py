@@ -429,6 +429,16 @@ def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any
 
 
 @pytest.mark.parametrize(("name", "student", "make", "kind"), CHEATS, ids=[f"{c[0][:2]}:{c[1]}" for c in CHEATS])
+def gradebook_scores(course: Path, assignment: str) -> list[tuple[str, float]]:
+    with sqlite3.connect(course / "gradebook.db") as db:
+        query = (
+            "SELECT a.student_id, coalesce(sum(g.auto_score), 0) FROM grade g "
+            "JOIN submitted_notebook n ON g.notebook_id = n.id JOIN submitted_assignment a ON n.assignment_id = a.id "
+            "JOIN assignment s ON a.assignment_id = s.id WHERE s.name = ? GROUP BY a.student_id"
+        )
+        return db.execute(query, (assignment,)).fetchall()
+
+
 def test_a_cheat_gains_nothing_and_is_flagged(graded: Any, name: str, student: str, make: Any, kind: str) -> None:
     _, rows, _ = graded
     row = rows[name][student]
@@ -542,6 +552,11 @@ def test_the_secret_is_in_no_verdict_and_a_link_is_never_followed(graded: Any) -
     for student in ("symlinked-notebook", "symlinked-folder", "hard-link", "secret-link"):
         row = rows["02-messages"][student]
         assert row.score == 0 and any("link" in f["why"] for f in row.flags), row
+        # nbgrader never read it (it follows links), yet the gradebook has its 0, for export's row
+        assert not (course / "autograded" / student).exists()
+        assert {r[0] for r in gradebook_scores(course, "02-messages") if r[0] == student} == {student}
+    for path in (course / "feedback").rglob("*.html"):
+        assert key not in path.read_text(encoding="utf-8"), path
 
 
 def test_the_secret_printed_by_the_learners_code_is_scrubbed() -> None:

@@ -11,6 +11,15 @@ than one name is copied as its bytes, never linked. Grading refuses what is left
 (:mod:`.plainfiles`).
 
     $ nbgrader collect 02-messages        # in a course folder made by mcp-lab course init
+
+    >>> import tempfile, pathlib
+    >>> outbound, submitted = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp()) / "ada"
+    >>> _ = (outbound / "02-messages.ipynb").write_text("{}")
+    >>> (outbound / "secret").symlink_to("/etc/hostname")
+    >>> [line.rpartition("/")[2] for line in plain_copy(str(outbound), str(submitted), [], 1 << 20)]
+    ['secret: a symbolic link']
+    >>> sorted(p.name for p in submitted.iterdir())
+    ['02-messages.ipynb']
 """
 
 from __future__ import annotations

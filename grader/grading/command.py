@@ -16,6 +16,7 @@ and with the submissions in ``submitted/STUDENT/STAGE/``:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import tempfile
@@ -132,6 +133,25 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             log = (result.get("log") or "").strip().splitlines()
             rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
 
+    def store_refused(student: str) -> None:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        try:
+            with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+                gradebook.update_or_create_student(student)
+                with contextlib.suppress(MissingEntry):  # an earlier grading's score is not this one's
+                    gradebook.remove_submission(stage, student)
+                made = gradebook.add_submission(stage, student)
+                for notebook in made.notebooks:
+                    for grade in notebook.grades:
+                        grade.auto_score = 0.0
+                gradebook.db.commit()
+        except Exception as exc:  # its own thread: a crash here must still reach the table
+            rows[student].status = "grading failed"
+            rows[student].flags.append(
+                flags.Flag("grading-failed", f"gradebook: {type(exc).__name__}: {exc}").as_dict()
+            )
+
     # A submission's verdicts are stored while the next ones are graded: nbgrader's part (about half
     # a second each, on one core) runs beside the grading instead of after all of it.
     with ThreadPoolExecutor(max_workers=1) as storing:
@@ -150,8 +170,9 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             path = verdicts_path(course, stage, student)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(found.as_json(), encoding="utf-8")
-            if not found.refused:  # nbgrader would copy what the links point at (into the feedback, too)
-                storing.submit(store, student)
+            # nbgrader's autograde would copy what the links point at (into the feedback, too): a refused
+            # submission goes into the gradebook directly, a 0 in every cell, so export has its row.
+            storing.submit(store_refused if found.refused else store, student)
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             list(pool.map(work, students))
@@ -179,7 +200,7 @@ def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: di
                 row.flags = [*found.flags, *row.flags]
                 row.seconds = found.seconds
                 if found.refused:
-                    continue  # 0: nothing of it was graded, whatever an earlier grading stored
+                    continue  # 0 in the gradebook too (store_refused): nothing of it was graded
             try:
                 submission = gradebook.find_submission(stage, student)
             except MissingEntry:
