@@ -428,7 +428,6 @@ def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any
         assert not untouched.flags, (name, untouched.flags)
 
 
-@pytest.mark.parametrize(("name", "student", "make", "kind"), CHEATS, ids=[f"{c[0][:2]}:{c[1]}" for c in CHEATS])
 def gradebook_scores(course: Path, assignment: str) -> list[tuple[str, float]]:
     with sqlite3.connect(course / "gradebook.db") as db:
         query = (
@@ -439,6 +438,7 @@ def gradebook_scores(course: Path, assignment: str) -> list[tuple[str, float]]:
         return db.execute(query, (assignment,)).fetchall()
 
 
+@pytest.mark.parametrize(("name", "student", "make", "kind"), CHEATS, ids=[f"{c[0][:2]}:{c[1]}" for c in CHEATS])
 def test_a_cheat_gains_nothing_and_is_flagged(graded: Any, name: str, student: str, make: Any, kind: str) -> None:
     _, rows, _ = graded
     row = rows[name][student]

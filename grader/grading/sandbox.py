@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import sysconfig
 from collections.abc import Sequence
@@ -217,6 +219,21 @@ def _own_processes() -> int:
     return count
 
 
+@functools.cache
+def _unshare(user: tuple[str, ...]) -> str | None:
+    """``unshare`` where it can make a pid namespace here (not every kernel lets a user make one)."""
+    found = shutil.which("unshare")
+    if found is None:
+        return None
+    try:
+        tried = subprocess.run(
+            [found, *user, "--pid", "--fork", "--kill-child", "--", "true"], capture_output=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found if tried.returncode == 0 else None
+
+
 def _reachable(path: Path) -> bool:
     """Whether any user may reach and run ``path`` (every folder above it searchable by others)."""
     try:
@@ -250,7 +267,8 @@ class Unsandboxed(Runner):
         self.as_root = _as_root() and _reachable(Path(python_executable()))
         self.uid = submission_uid() if self.as_root else os.getuid()
         self.cgroup = cgroup(limits) if root else None
-        self.unshare = shutil.which("unshare")
+        self.user_ns = [] if root else ["--user", "--map-current-user"]
+        self.unshare = _unshare(tuple(self.user_ns))
         held = f"a cgroup: {self.cgroup.kinds}" if self.cgroup and self.cgroup.wanted else "RLIMIT_NPROC"
         who = (
             f"uid {self.uid} of its own"
@@ -261,7 +279,8 @@ class Unsandboxed(Runner):
         )
         self.isolation = (
             f"none: no bubblewrap{' (MCP_LAB_SANDBOX=none)' if os.environ.get('MCP_LAB_SANDBOX') == 'none' else ''}; "
-            f"a pid namespace, {who}, processes per submission held by {held}, a clean environment; "
+            f"{'a pid namespace' if self.unshare else 'no pid namespace (unshare cannot make one here)'}, "
+            f"{who}, processes per submission held by {held}, a clean environment; "
             "the code can read what that user can read"
         )
 
@@ -288,8 +307,7 @@ class Unsandboxed(Runner):
         if self.cgroup is not None:
             words += self.cgroup.join()
         if self.unshare is not None:
-            user = [] if self.as_root else ["--user", "--map-current-user"]
-            words += [self.unshare, *user, "--pid", "--fork", "--kill-child", "--"]
+            words += [self.unshare, *self.user_ns, "--pid", "--fork", "--kill-child", "--"]
         if self.as_root:
             words += [*_setpriv(self.uid), "--no-new-privs", "--"]
             processes = self.limits.processes  # the submission's own user: its count is the submission's
