@@ -25,7 +25,8 @@ from grader.course.pysource import parse as parse_source
 
 # What each kind of flag means, for the grading table's legend.
 KINDS = {
-    "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader",
+    "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader, by name, "
+    "through a name built of pieces, or as data (marshal, an import hook, a large encoded literal)",
     "tampering": "a cell of the notebook tries to change the course's checks, the kernel's input or graded cells "
     "(it has no effect on the grade: the notebook is not run when graded)",
     "course-files": "the submission names course files (the gradebook, source/, release/, nbgrader), holds a copy "
