@@ -630,7 +630,7 @@ class ModernSession:
             method = found[0].message.get("method")
             self.f.failed(
                 "modern-no-server-requests",
-                f"the server wrote a {method} request to stdout in the modern era",
+                f"the server wrote a request ({method}) to stdout in the modern era",
                 {"received": [show(i.line.data) for i in found[:3]], "expected": "an input_required result instead"},
             )
         else:
