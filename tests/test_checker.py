@@ -260,7 +260,7 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         checker.kill()
         checker.communicate()
     pids = [int(p) for p in pid_file.read_text().split()]
-    assert len(pids) == 5, "the checker starts five server processes"
+    assert len(pids) == 6, "the checker starts six server processes (five legacy, one modern)"
     assert [pid for pid in pids if not wait_dead(pid, 5)] == []
 
 

@@ -125,8 +125,6 @@ def skip_unjudged(eras: Eras, findings: Findings) -> None:
         for check in findings.checks:
             if CATALOGUE[check].era == era:
                 findings.skipped(check, why)
-            elif CATALOGUE[check].era == "both" and findings.status(check) is None:
-                findings.skipped(check, f"{why} (the other era's sessions did not judge it)")
 
 
 def guard(errors: list[OSError], internal: list[str]) -> Callable[[Callable[[], None]], None]:
