@@ -83,12 +83,7 @@ def run_check(
     main = MainSession(ctx, truth)
     # Six processes: the main session (bad input last), one per other proposed revision (for a
     # Python server the 2024-11-05 one runs under PYTHONIOENCODING=cp1252), and the modern session.
-    # The revisions' probes wait until the main session's initialize says the legacy era is spoken.
-    settle = ctx.init_timeout + ctx.timeout + 5.0
-    legacy: list[Callable[[], None]] = [
-        main.run,
-        *[lambda v=v: ctx.eras.settled("legacy", settle) and run_version(ctx, v, negotiation) for v in PROPOSALS],
-    ]
+    legacy: list[Callable[[], None]] = [main.run, *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS]]
     modern = [ModernSession(ctx).run]
     if not ctx.eras.asked("legacy"):
         jobs: list[Callable[[], None]] = modern
@@ -207,6 +202,7 @@ def run_http_check(
         headers=dict(headers or {}),
     )  # fmt: skip
     ctx.language = "neutral"  # nothing tells the server's language over HTTP
+    ctx.eras = Eras("legacy")  # over HTTP the checker speaks the legacy era (for now)
     for check in STDIO_ONLY:
         findings.skipped(check, STDIO_ONLY_WHY)
     truth = ShopTruth.load()

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from grader.gallery import base
+from grader.gallery.base import ShopServer as LegacyShopServer
 from reference import stateless
 from reference.errors import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CAPABILITY, RpcError
 
@@ -39,7 +39,7 @@ CANCEL = {
 }
 
 
-class ShopServer(base.ShopServer):
+class ShopServer(LegacyShopServer):
     meta: stateless.RequestMeta | None = None
 
     def handle_request(self, id: int | str, method: str, params: dict[str, Any]) -> None:
