@@ -681,8 +681,8 @@ HTTP_CHECKS: dict[str, Check] = {
 }
 
 # Checks of CHECKS that the modern session judges too (the stdout rules over every process's
-# lines, the tool list and calls under 2026-07-28, the exit at end of input); the rest are judged
-# in the legacy sessions only.
+# lines, ids, notifications and bad input, the tool list and calls under 2026-07-28, the exit at
+# end of input); the rest are judged in the legacy sessions only.
 BOTH_ERAS = frozenset(
     {
         "stdout-json-lines",
@@ -692,6 +692,12 @@ BOTH_ERAS = frozenset(
         "stdout-strict-json",
         "stdout-line-size",
         "envelope",
+        "id-echo",
+        "notification-silence",
+        "parse-error",
+        "invalid-request",
+        "method-not-found",
+        "survives-bad-input",
         "exit-on-eof",
         "tools-list",
         "tool-names",
