@@ -4,12 +4,15 @@ The same rules as the legacy session's (the checks ``id-echo``, ``notification-s
 ``parse-error``, ``invalid-request``, ``method-not-found``, ``survives-bad-input``), with
 ``server/discover`` where the legacy session pings (``ping`` is gone in 2026-07-28) and the unknown
 method sent with the envelope; the same bad lines (:data:`grader.checker.bad_input.BAD_INPUTS`).
+
+    >>> [what for _, _, _, _, what in modern_inputs()][-2:]
+    ['a request without a method', 'an unknown method (with _meta)']
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reference.stateless import MODERN
 
@@ -54,13 +57,17 @@ def ids_and_notifications(s: ModernSession) -> None:
         f.passed("notification-silence", "no reply to an unknown notification or to cancelled")
 
 
+def modern_inputs() -> list[tuple[str, bytes, int, tuple[Any, ...], str]]:
+    """The legacy session's bad lines, the unknown method with the envelope."""
+    inputs = [entry for entry in BAD_INPUTS if entry[0] != "method-not-found"]
+    return [*inputs, ("method-not-found", META_UNKNOWN, -32601, (11,), "an unknown method (with _meta)")]
+
+
 def bad_input(s: ModernSession) -> bool:
     """The bad inputs of the legacy session, each followed by server/discover (ping is gone);
     an unknown method comes with the envelope. False when the server stopped answering."""
     f, probe = Revised(s.f), s.probe
-    unknown = (META_UNKNOWN, -32601, (11,), "an unknown method (with _meta)")
-    inputs = [(c, line, code, ids, what) for c, line, code, ids, what in BAD_INPUTS if c != "method-not-found"]
-    inputs.append(("method-not-found", *unknown))
+    inputs = modern_inputs()
     passed: dict[str, list[str]] = {}
     for n, (check, line, code, ids, what) in enumerate(inputs):
         probe.send_raw(line + b"\n")

@@ -5,6 +5,21 @@ declined, so that a confirmation confirms nothing), retries under a new id with 
 ``requestState`` unchanged, retries once more with the state altered as an attacker would (its
 decoded payload changed, its signature kept: :func:`grader.checker.modern_checks.forge`), and calls
 the tool again declaring no capability: it must not be asked for one it did not declare.
+
+The gallery's healthy modern server signs its state; its ``cancel_order`` asks for confirmation
+(called only with ``--call-tools``: it is not read-only):
+
+    >>> import sys
+    >>> from grader import gallery
+    >>> from grader.checker.catalogue import CHECKS, MODERN_CHECKS
+    >>> from grader.checker.context import Context
+    >>> from grader.checker.modern_session import ModernSession
+    >>> from grader.checker.verdicts import Findings
+    >>> server = [sys.executable, str(gallery.MODERN_BASE)]
+    >>> ctx = Context(server, call_tools=True, findings=Findings([*CHECKS, *MODERN_CHECKS]))
+    >>> ModernSession(ctx).run()
+    >>> ctx.findings.status("modern-input-required"), ctx.findings.status("modern-request-state")
+    ('pass', 'pass')
 """
 
 from __future__ import annotations

@@ -10,6 +10,14 @@ that ``resultType`` and the caching hints are judged on all of them at the end.
 
 Findings of checks that the legacy sessions judge too (the tool list and calls, the stdout rules,
 the exit) carry the revision 2026-07-28, so the report says under which era each one holds.
+
+    >>> import sys
+    >>> from grader.checker.catalogue import CHECKS, MODERN_CHECKS
+    >>> from grader.checker.verdicts import Findings
+    >>> ctx = Context([sys.executable, "-m", "reference.server"], findings=Findings([*CHECKS, *MODERN_CHECKS]))
+    >>> ModernSession(ctx).run()
+    >>> ctx.eras.modern, ctx.findings.status("discover-result"), ctx.findings.status("modern-cacheable")
+    (True, 'pass', 'pass')
 """
 
 from __future__ import annotations

@@ -19,25 +19,30 @@ if TYPE_CHECKING:
     from .modern_session import ModernSession
 
 
+def listen_filter(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The notifications to ask for: those the server declares it sends (empty: nothing to listen to).
+
+    >>> listen_filter({"tools": {"listChanged": True}, "resources": {"subscribe": True}, "prompts": {}})
+    {'toolsListChanged': True, 'resourceSubscriptions': ['mcp-lab-check://no-such-resource/1']}
+    """
+    features = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"), ("resourcesListChanged", "resources"))
+    wanted: dict[str, Any] = {
+        key: True
+        for key, feature in features
+        if isinstance(capabilities.get(feature), dict) and capabilities[feature].get("listChanged") is True
+    }
+    resources = capabilities.get("resources")
+    if isinstance(resources, dict) and resources.get("subscribe") is True:
+        wanted["resourceSubscriptions"] = [UNKNOWN_URI]
+    return wanted
+
+
 def judge_subscriptions(s: ModernSession) -> None:
     f, probe = s.f, s.probe
-    caps = s.capabilities
-    wanted = {
-        key: True
-        for key, feature in (
-            ("toolsListChanged", "tools"),
-            ("promptsListChanged", "prompts"),
-            ("resourcesListChanged", "resources"),
-        )
-        if isinstance(caps.get(feature), dict) and caps[feature].get("listChanged") is True
-    }
-    subscribe = isinstance(caps.get("resources"), dict) and caps["resources"].get("subscribe") is True
-    if not wanted and not subscribe:
+    filter_ = listen_filter(s.capabilities)
+    if not filter_:
         f.skipped("modern-subscriptions", "not judged: the server declares no listChanged and no resources.subscribe")
         return
-    filter_: dict[str, Any] = dict(wanted)
-    if subscribe:
-        filter_["resourceSubscriptions"] = [UNKNOWN_URI]
     listen_id = "listen-1"
     params = {"notifications": filter_, "_meta": meta()}
     probe.send({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params})
