@@ -444,15 +444,32 @@ class ModernSession:
     # -- judged over the whole session -------------------------------------------------------------
     def judge_results(self) -> None:
         f = self.f
-        untyped = [f"{m}: {p} (sent {s})" for m, r, s in self.results if (p := result_type_problem(r))]
+        untyped = [(m, r, sent) for m, r, sent in self.results if result_type_problem(r)]
         if untyped:
-            f.failed("modern-result-type", untyped[0], {"problems": untyped})
+            method, result, sent = untyped[0]
+            methods = sorted({m for m, _, _ in untyped})
+            f.failed(
+                "modern-result-type",
+                f"{len(untyped)} of {len(self.results)} modern results: {result_type_problem(result)} "
+                f"({', '.join(methods)})",
+                {
+                    "sent": sent,
+                    "received": show_json(result, 200),
+                    "expected": '"resultType": "complete" (or "input_required") in every result',
+                    "problems": list(dict.fromkeys(f"{m}: {result_type_problem(r)}" for m, r, _ in untyped)),
+                },
+            )
         else:
             f.passed("modern-result-type", f"all {len(self.results)} modern results carry a known resultType")
-        hints = [f"{m}: {p}" for m, r, _ in self.results for p in cacheable_problems(m, r)]
+        hints = [(m, p, r) for m, r, _ in self.results for p in cacheable_problems(m, r)]
         counted = sorted({m for m, r, _ in self.results if m in CACHEABLE})
         if hints:
-            f.failed("modern-cacheable", hints[0], {"problems": hints})
+            method, problem, result = hints[0]
+            f.failed(
+                "modern-cacheable",
+                f"{method}: {problem}",
+                {"received": show_json(result, 200), "problems": list(dict.fromkeys(f"{m}: {p}" for m, p, _ in hints))},
+            )
         else:
             f.passed("modern-cacheable", f"ttlMs and cacheScope on every complete result of {', '.join(counted)}")
 
