@@ -177,6 +177,14 @@ def test_era_legacy_fails_a_modern_only_server_and_era_modern_judges_it_alone() 
     assert "(1 server processes)" in text or re.search(r"\(\d+\.\d s, 1 server process", text)
 
 
+def test_era_both_fails_a_modern_only_server_once_in_the_legacy_era() -> None:
+    """Asked for by name, the legacy era of a modern-only server fails at initialize, and only there."""
+    report, code = check(MODERN_BASE, "--era", "both")
+    assert code == 1 and problems(report) == {"initialize-result": "fail"}
+    assert "speaks only the modern era" in by_id(report)["initialize-result"]["summary"]
+    assert by_id(report)["ping"]["summary"].startswith("not reached: initialize was refused")
+
+
 def test_a_modern_only_server_names_its_versions_to_initialize() -> None:
     """Refusing initialize is conformant for a modern-only server; it SHOULD name its versions."""
     report, _ = check(MODERN_BASE)
