@@ -199,7 +199,7 @@ def test_the_sdk_server_in_both_eras_has_no_false_failure() -> None:
     parse, a real MUST of JSON-RPC, in both eras alike)."""
     report, code = check(SDK_SERVER, "--era", "modern")
     # What it does with lines it cannot parse is the same in both eras (no answer: JSON-RPC's MUST).
-    assert problems(report) == {"parse-error": "fail", "invalid-request": "fail"}, report
+    assert code == 1 and problems(report) == {"parse-error": "fail", "invalid-request": "fail"}, report
     assert by_id(report)["parse-error"]["evidence"]["keyword"] == "MUST"
     for check_id, entry in in_era(report, "modern").items():
         assert entry["status"] == ("skip" if check_id in MRTR else "pass"), entry
@@ -207,6 +207,7 @@ def test_the_sdk_server_in_both_eras_has_no_false_failure() -> None:
     for check_id in ("id-echo", "notification-silence", "method-not-found", "survives-bad-input", "tools-list"):
         assert by_id(report)[check_id]["status"] == "pass", check_id  # judged in the modern session
     legacy, code = check(SDK_SERVER, "--era", "legacy")
+    assert code == 1
     assert {i: s for i, s in problems(legacy).items() if s == "fail"} == {
         "parse-error": "fail",
         "invalid-request": "fail",
