@@ -227,3 +227,22 @@ def test_the_references_cancel_order_round_trip_where_it_asks_for_input(tmp_path
         pytest.skip("the reference's cancel_order does not answer input_required yet")
     assert found["modern-input-required"]["status"] == "pass", found["modern-input-required"]
     assert found["modern-request-state"]["status"] == "pass", found["modern-request-state"]
+
+
+VARIANTS = [sys.executable, str(ROOT / "tests" / "servers" / "modern_variants.py")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "check_id", "words"),
+    [
+        ("listen-unacknowledged", "modern-subscriptions", "came before its acknowledgement"),
+        ("asks-undeclared", "modern-input-required", 'declared no "elicitation" capability'),
+    ],
+)
+def test_subscriptions_and_round_trips_can_fail(mode: str, check_id: str, words: str) -> None:
+    """A listen stream that notifies before it acknowledges; a tool that asks a client for an
+    elicitation it did not declare. Each breaks its MUST, and nothing else."""
+    report, code = check([*VARIANTS, mode], "--call-tools")
+    assert code == 1 and problems(report) == {check_id: "fail"}
+    assert words in by_id(report)[check_id]["summary"]
+    assert by_id(report)[check_id]["evidence"]["keyword"] == "MUST"
