@@ -44,6 +44,17 @@ pytestmark = pytest.mark.timeout(600)
 
 STAGES = {stage.name: stage for stage in build.stages()}
 
+# The stdout rule's points in each stage whose learner code runs as a server: the cells that drive that
+# server over its pipes watch its stdout for the whole session (a print flushed or not, at start, in a
+# handler or at exit). The SDK client's cells may lose too (it skips a stray line, or chokes on it).
+STDOUT_CELLS: dict[str, set[str]] = {
+    "03-lifecycle": {"test_handshake", "test_batches", "test_exit"},
+    "04-tools-list": {"test_served"},
+    "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
+    "10-resources-prompts": {"test_served"},
+    "11-audited-writes": {"test_served"},
+}
+
 # One typical learner bug per row: (stage, name, text replaced in the solution, cells that must lose points).
 BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
     (
@@ -99,7 +110,7 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    dispatcher = make_dispatcher(Session())\n",
             '    dispatcher = make_dispatcher(Session())\n    print("server ready", flush=True)\n',
         ),
-        {"test_handshake", "test_batches", "test_exit"},
+        STDOUT_CELLS["03-lifecycle"],
     ),
     (
         "03-lifecycle",
@@ -108,7 +119,7 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    dispatcher = make_dispatcher(Session())\n",
             '    dispatcher = make_dispatcher(Session())\n    print("server ready")\n',
         ),
-        {"test_exit"},
+        STDOUT_CELLS["03-lifecycle"],
     ),
     (
         "03-lifecycle",
@@ -132,6 +143,15 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_count_orders", "test_served"},
     ),
     (
+        "04-tools-list",
+        "a print to stdout in list_tools",
+        (
+            '    return {"tools": all_tools()}\n',
+            '    print("<- tools/list called with", params)\n    return {"tools": all_tools()}\n',
+        ),
+        STDOUT_CELLS["04-tools-list"],
+    ),
+    (
         "05-tools-call",
         "a tool execution error sent as a protocol error",
         (
@@ -139,6 +159,15 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    except ToolError as exc:\n        raise RpcError(INVALID_PARAMS, str(exc))\n",
         ),
         {"test_call_tool", "test_mcp_lab_check"},
+    ),
+    (
+        "05-tools-call",
+        "a print to stdout in a tool",
+        (
+            "def count_orders(conn, args):\n    ### BEGIN SOLUTION\n",
+            'def count_orders(conn, args):\n    ### BEGIN SOLUTION\n    print("count_orders", args)\n',
+        ),
+        STDOUT_CELLS["05-tools-call"],
     ),
     (
         "05-tools-call",
@@ -253,6 +282,25 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "",
         ),
         {"test_get_prompt", "test_served"},
+    ),
+    (
+        "10-resources-prompts",
+        "a print to stdout in resources/read",
+        (
+            '    ### BEGIN SOLUTION\n    uri = params.get("uri")\n',
+            '    ### BEGIN SOLUTION\n    uri = params.get("uri")\n    print("reading", uri)\n',
+        ),
+        STDOUT_CELLS["10-resources-prompts"],
+    ),
+    (
+        "11-audited-writes",
+        "a print to stdout in a write tool",
+        (
+            '    ### BEGIN SOLUTION\n    name = params.get("name")\n    arguments = params.get("arguments")\n',
+            '    ### BEGIN SOLUTION\n    name = params.get("name")\n    print("write", name, flush=True)\n'
+            '    arguments = params.get("arguments")\n',
+        ),
+        STDOUT_CELLS["11-audited-writes"],
     ),
     (
         "11-audited-writes",

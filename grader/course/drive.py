@@ -75,11 +75,31 @@ class Server:
     def __enter__(self) -> Server:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         self.close()
+        if kind is None:  # the session's own failure, if any, says more than its stdout's tail
+            self.expect_clean_stdout()
 
     def close(self) -> None:
         self.probe.close()
+
+    def expect_clean_stdout(self) -> None:
+        """Every line the server wrote in the whole session, up to its exit, is a protocol message.
+
+        A print() in a handler may sit unflushed in the text layer's buffer all session, and reach
+        the host only at exit: it breaks the stream as surely as a flushed one, so it costs the same.
+        """
+        noise = [item for item in self.probe.received if not item.json_ok]
+        if noise:
+            late = not any(f.direction == "received" and f.stdin_open and not _json(f.data) for f in self.probe.frames)
+            raise Failure(
+                "stdout-json-lines",
+                f"your server wrote {len(noise)} line(s) to stdout that are not JSON-RPC messages"
+                + (" when it exited: a print() left in the buffer reaches the host then" if late else ""),
+                received=[show(item.line.data) for item in noise[:4]],
+                hint="print(..., file=sys.stderr) for anything that is not a protocol message, in every handler",
+                stderr=self.probe.stderr_tail(),
+            )
 
     # -- sending and receiving ------------------------------------------------------------------
     def send(self, frame: Any) -> None:
@@ -236,6 +256,9 @@ def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
     return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)
 
 
+STDOUT_CHECKS = ("stdout-json-lines", "stdout-silent-at-start")
+
+
 def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
     """Run ``mcp-lab check`` on ``argv``; a failure among ``checks`` becomes the cell's failure.
 
@@ -243,7 +266,11 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
     did (``caused_by``) says so, and the root's own evidence is shown; every failing input is listed.
     """
     results = {r.id: r for r in graded_check(argv, timeout).results}
-    for check in checks:
+    # Stdout carries protocol messages only, in every stage whose code runs as a server: a stray
+    # line there costs the same wherever the cell's own checks look.
+    for check in dict.fromkeys([*STDOUT_CHECKS, *checks]):
+        if check not in results and check in STDOUT_CHECKS:
+            continue
         result = results[check]
         if result.status != "fail":
             continue
@@ -319,6 +346,14 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
         detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
         raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
     return value
+
+
+def _json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def _fence_reply(got: Any, ping_id: Any) -> bool:
