@@ -215,7 +215,8 @@ CHECKS: dict[str, Check] = {
         ),
         Check(
             "notification-silence",
-            "no reply to notifications (initialized, unknown ones, cancelled)",
+            "no reply to notifications (initialized, unknown ones, cancelled, and ones named like requests: "
+            "ping, tools/list), and the server keeps serving after them",
             "MUST NOT",
             f"{_BASE} > Notifications; {_RPC}",
             "the receiver of a notification MUST NOT send a response",
@@ -225,6 +226,16 @@ CHECKS: dict[str, Check] = {
             "test with `'id' in msg`, not `msg.id == null`",
             neutral="a message without an id member is a notification: handle or ignore it and write nothing, "
             "not even an error",
+            also={
+                "request-named": Rule(
+                    "MUST NOT",
+                    "JSON-RPC 2.0 section 4.1; MCP 2025-11-25, Base Protocol > Notifications",
+                    "a request object without an id member is a notification, whatever its method (ping, "
+                    "tools/list, one the server does not know): the server MUST NOT reply to it",
+                    'decide "is it a notification?" with `"id" not in msg` before anything reads msg["id"], '
+                    'whatever the method: {"method": "ping"} with no id gets no reply, and no KeyError',
+                ),
+            },
         ),
         Check(
             "parse-error",

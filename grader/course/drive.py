@@ -24,7 +24,7 @@ from grader.checker.probe import Probe, same_id
 from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
-from .expect import Failure, code_name, describe_id, same_json, show
+from .expect import Failure, code_name, describe_id, followed_rule, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
@@ -284,7 +284,7 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
         problems = evidence.get("problems")
         if isinstance(problems, list) and problems:
             shown["problems"] = "; ".join(str(p) for p in problems[:8]) + (" ..." if len(problems) > 8 else "")
-        raise Failure(result.id, summary, **shown, stderr=evidence.get("stderr_tail", ""))
+        raise Failure(result.id, summary, **shown, **followed_rule(result), stderr=evidence.get("stderr_tail", ""))
 
 
 SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)

@@ -286,9 +286,12 @@ class Failure(AssertionError):
                     label = f"{key}:" if i == 0 else ""
                     lines.append(f"  {label:<10}{item if isinstance(item, str) else show(item)}")
         for key, value in self.details.items():
-            if key not in ("sent", "expected", "received", "stderr"):
+            if key not in ("sent", "expected", "received", "stderr", "rule", "fix"):
                 lines.extend(_labelled(key, str(value)))
+        # The rule the evidence broke, where the finding names one of the check's other rules
+        # (the checker's evidence carries it); else the check's own.
         rule, fix = rule_and_fix(self.check)
+        rule, fix = self.details.get("rule") or rule, self.details.get("fix") or fix
         if rule:
             lines.extend(_labelled("rule", rule))
         if fix:
@@ -318,6 +321,26 @@ def _labelled(label: str, text: str) -> list[str]:
         text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first), break_on_hyphens=False
     )
     return wrapped or [first.rstrip()]
+
+
+def followed_rule(result: Any) -> dict[str, str]:
+    """The rule and fix a checker result followed (its ``rule``), as :class:`Failure` details.
+
+    A check's finding may follow another of its rules than the main one (``notification-silence``
+    for a notification named like a request): the failure quotes that one.
+
+    >>> from grader.checker.verdicts import Result
+    >>> from grader.checker.catalogue import CATALOGUE
+    >>> rule = CATALOGUE["notification-silence"].rule_named("request-named")
+    >>> found = Result("notification-silence", "fail", "", {}, rule)
+    >>> followed_rule(found)["rule"].startswith("JSON-RPC 2.0 section 4.1")
+    True
+    """
+    rule = getattr(result, "rule", None)
+    entry = CATALOGUE.get(getattr(result, "id", ""))
+    if rule is None or entry is None:
+        return {}
+    return {"rule": f"{rule.source} ({rule.keyword}): {rule.text}", "fix": entry.fix_for("python", rule)}
 
 
 def rule_and_fix(check: str) -> tuple[str, str]:

@@ -43,7 +43,7 @@ from ..drive import (
     request,
     sdk_session,
 )
-from ..expect import Failure, equal, outcome, same_json, show
+from ..expect import Failure, equal, followed_rule, outcome, same_json, show
 from ..pysource import parse as parse_source
 from ..remote import is_a
 from ..work import LOCAL, Work
@@ -418,7 +418,8 @@ def check_whole_server(argv: list[str]) -> None:
     others = [r.id for r in failing if r is not first]
     if others:
         shown["hint"] = f"failing too: {', '.join(others)} (mcp-lab check -- python3 my_server.py shows each)"
-    raise Failure(first.id, f"mcp-lab check: {first.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+    summary = f"mcp-lab check: {first.summary}"
+    raise Failure(first.id, summary, **shown, **followed_rule(first), stderr=evidence.get("stderr_tail", ""))
 
 
 # Evidence the failure shows in its own way: the rule and the fix (from the catalogue), stderr.
