@@ -405,13 +405,17 @@ CHECKS: dict[str, Check] = {
             "schema",
             f"{_TOOLS} > Tool Result; MCP 2025-11-25 schema.ts CallToolResult",
             "content is a list of items with a type (text, image, audio, resource_link, resource)",
-            'return {"content": [{"type": "text", "text": "..."}]}; keep subprocesses off your stdout '
-            "(stdout=subprocess.PIPE or DEVNULL, stdin=DEVNULL)",
-            node='return {content: [{type: "text", text: "..."}]}; keep child processes off your stdout '
-            "(spawn with stdio: ['ignore', 'pipe', 'inherit'])",
-            neutral='return {"content": [{"type": "text", "text": "..."}]}; keep child processes off your stdout',
+            'return {"content": [{"type": "text", "text": "..."}]}: a list of typed items, never a bare string',
+            node='return {content: [{type: "text", text: "..."}]}: a list of typed items, never a bare string',
+            neutral='return {"content": [{"type": "text", "text": "..."}]}: a list of typed items, never a bare string',
             also={
-                "stdout": Rule("MUST NOT", _STDIO, "nothing but MCP messages on stdout, also during tool calls"),
+                "stdout": Rule(
+                    "MUST NOT",
+                    _STDIO,
+                    "nothing but MCP messages on stdout, also during tool calls",
+                    "log to stderr, and keep child processes off your stdout: give each its own stdout pipe and "
+                    "no stdin (Python: stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)",
+                ),
                 "no-reply": _NO_REPLY,
                 "slow": Rule(
                     "SHOULD",
@@ -604,6 +608,14 @@ HTTP_CHECKS: dict[str, Check] = {
                     f"{_HTTP} > Session Management",
                     "an id the server never issued names no session: the spec's answer for a session that is "
                     "gone is 404, which tells the client to initialize again",
+                ),
+                "no-content": Rule(
+                    "MUST NOT",
+                    "RFC 9110 sections 8.6 and 15.3.5 (204 No Content)",
+                    "a 204 response has no content: a server MUST NOT send a Content-Length header field in a "
+                    "response with status 204, nor a body after its headers",
+                    "answer DELETE with 204 and no Content-Length and no body (or with 200 and a body of its own); "
+                    "in a reply() helper: send Content-Length and write the body only when the status is not 204",
                 ),
             },
         ),

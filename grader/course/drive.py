@@ -24,13 +24,18 @@ from grader.checker.probe import Probe, same_id
 from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
-from .expect import Failure, code_name, describe_id, followed_rule, same_json, show
+from .expect import Failure, code_name, describe_id, followed_rule, not_written, not_written_yet, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
 # seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
 # in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
 CHECK_CALL_TIMEOUT = 5.0
+# exit-on-eof's rule is a SHOULD, and mcp-lab check only warns: the course grades it, and says why.
+COURSE_ASKS_EXIT = (
+    "a SHOULD, on which mcp-lab check only warns; this course asks it of your server (stage 03 teaches it): "
+    "a server that outlives its client's stdin is an orphan process the host must kill"
+)
 
 
 def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -75,10 +80,16 @@ class Server:
     def __enter__(self) -> Server:
         return self
 
-    def __exit__(self, kind: object, *exc: object) -> None:
+    def __exit__(self, kind: object, value: object, *exc: object) -> None:
         self.close()
         if kind is None:  # the session's own failure, if any, says more than its stdout's tail
             self.expect_clean_stdout()
+        elif isinstance(value, Failure) and value.check != "module":
+            # A stub still as handed out killed the server, or made it answer -32603: say that.
+            stderr = self.probe.stderr_tail(4000)
+            name = not_written(stderr)
+            if name:
+                raise not_written_yet(name, stderr) from None
 
     def close(self) -> None:
         self.probe.close()
@@ -174,11 +185,14 @@ class Server:
                 "exit-on-eof",
                 f"stdin was closed, and {timeout:.0f} s later the server was still running",
                 expected="read_frame returns None at end of input, and the loop returns 0",
+                course=COURSE_ASKS_EXIT,
                 stderr=self.probe.stderr_tail(),
             )
         if code != 0:
             stderr = self.probe.stderr_tail()
-            raise Failure("exit-on-eof", f"the server exited with status {code}, not 0", stderr=stderr)
+            raise Failure(
+                "exit-on-eof", f"the server exited with status {code}, not 0", course=COURSE_ASKS_EXIT, stderr=stderr
+            )
         # What a process writes on its way out still reaches the host: a print that sat in the
         # text layer's buffer all session arrives now, and breaks the stream at the last moment.
         noise = [item for item in self.probe.read_for(0.3) if not item.json_ok]
@@ -245,6 +259,10 @@ def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> 
         server.send(notification("notifications/initialized"))
         call = request("tools/call", params={"name": "count_orders", "arguments": {}})
         server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
+    # A tool still a stub is answered as a crash (isError): say what is not written, not what differs.
+    stderr = server.probe.stderr_tail(4000)  # whole now: the process has ended
+    if name := not_written(stderr):
+        raise not_written_yet(name, stderr)
 
 
 def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
@@ -333,7 +351,7 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
 
         env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
         params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
-        with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+        with anyio.fail_after(SDK_TIMEOUT), open(errlog_path, "w") as errlog:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write, read_timeout_seconds=5) as client,
@@ -341,11 +359,29 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
                 await client.initialize()
                 return await steps(client)
 
-    done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-sdk-") as tmp:
+        errlog_path = os.path.join(tmp, "stderr")  # the server's stderr: a stub that still raises shows there
+        done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+        stderr = _tail(errlog_path)
     if not done:
+        name = not_written(stderr)
+        if name:
+            raise not_written_yet(name, stderr)
         detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
-        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
+        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})", stderr=stderr[-1500:])
     return value
+
+
+def _tail(path: str, limit: int = 4000) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _json(data: bytes) -> bool:

@@ -256,7 +256,9 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 def inspector_command(name: str) -> str:
     """The command that opens your ``%%module NAME`` server in the MCP Inspector."""
-    return f"npx -y @modelcontextprotocol/inspector {sys.executable} {work().file(name)}"
+    from .checks.stage05 import INSPECTOR  # the version the graded cell runs, as bench/install_corpus.sh pins it
+
+    return f"npx -y {INSPECTOR} {sys.executable} {work().file(name)}"
 
 
 # -- Streamable HTTP (stage 12) ----------------------------------------------------------------------
