@@ -721,7 +721,7 @@ def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, t
         if "misdiagnosed" in bug:
             value[target]["rule"] = "ping" if value[target]["rule"] != "ping" else "id-echo"
         elif "reproduce" in value[target]:
-            value[target]["reproduce"] = ['{"jsonrpc":"2.0","id":1,"method":"ping"}']
+            value[target]["reproduce"] = harmless_lines(course / "source" / name, student, target)
         else:
             value[target]["line"] = 1
         source = stage.text.read_text(encoding="utf-8")
@@ -765,6 +765,26 @@ def test_a_repair_that_breaks_what_it_must_keep_loses_its_point(
     assert grades.lost() == lost, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
     texts = error_texts(autograded_notebook(course, student, stage), "test_repair_3")
     assert texts and "clinic-repair:" in texts[0] and "cancel" in texts[0], texts[:1]
+
+
+def harmless_lines(source: Path, student: str, case: str) -> list[str]:
+    """Lines on which ``case`` does nothing the healthy server does not (a ping shows a ping defect)."""
+    import sys
+
+    from grader.checker.transcript import broken
+    from grader.course import clinic
+    from grader.course.checks.stage08 import REFERENCE
+    from grader.course.clinic.replay import replay
+
+    command = [sys.executable, "-m", "grader.course.clinic.server", clinic.salt(source), student, case]
+    for lines in (
+        ['{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        ['{"jsonrpc":"2.0","method":"notifications/mcp-lab/nothing"}'],
+        ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+    ):
+        if not broken(replay(command, lines), replay(REFERENCE, lines)):
+            return lines
+    pytest.fail(f"{case}: every candidate line shows its defect")
 
 
 def notebook_text_from(stage: build.Stage, text: str) -> str:
