@@ -55,6 +55,7 @@ def run_request_named(ctx: Context, probe: Probe) -> Probe:
         if ping.message is None:
             evidence = no_reply_evidence(probe, ping, "the reply to ping")
             evidence["sent"] = [sent, evidence["sent"]]
+            evidence["expected"] = "no reply to the notification, then the reply to ping: the server still serving"
             died = not probe.alive() or probe.stdout_closed()
             summary = f"after the notification {sent}, {why_no_reply(probe, ping, 'ping')}"
             if died:
