@@ -70,8 +70,11 @@ def fresh_id() -> Any:
 class Server:
     """A server process under test: send frames, expect replies or silence, all within timeouts."""
 
-    def __init__(self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None, judge: bool = True
+    ) -> None:
         self.argv = list(argv)
+        self.judge = judge  # False: a session that only shows what came (lab.watch), judged by no one
         self.timeout = timeout
         # The harness starts it with this environment less PYTHONUNBUFFERED, plus ``env``.
         self.probe = Probe(self.argv, timeout, env=env, name="learner")
@@ -82,6 +85,8 @@ class Server:
 
     def __exit__(self, kind: object, value: object, *exc: object) -> None:
         self.close()
+        if not self.judge:
+            return
         if kind is None:  # the session's own failure, if any, says more than its stdout's tail
             self.expect_clean_stdout()
         elif isinstance(value, Failure) and value.check != "module":
