@@ -98,6 +98,34 @@ def test_text_report_names_every_check_and_the_totals() -> None:
     assert "eras: modern spoken (server/discover answered a result); legacy spoken" in done.stdout
 
 
+def test_a_notification_named_like_a_request_must_get_no_reply(tmp_path: Path) -> None:
+    """A server that takes every method outside notifications/ for a request answers {"method": "ping"}
+    (no id): notification-silence fails under JSON-RPC's rule, though every well-named notification is quiet."""
+    server = tmp_path / "by_name.py"
+    server.write_text(
+        "from grader.gallery.base import ShopServer\n"
+        "class Server(ShopServer):\n"
+        "    def is_notification(self, message):\n"
+        "        return str(message.get('method')).startswith('notifications/')\n"
+        "    def handle_message(self, message):\n"
+        "        if isinstance(message, dict) and 'id' not in message and not self.is_notification(message):\n"
+        "            self.handle_request(None, message.get('method'), message.get('params', {}))\n"
+        "            return\n"
+        "        super().handle_message(message)\n"
+        "Server.main()\n",
+        encoding="utf-8",
+    )
+    report, code, _ = check_json([sys.executable, str(server)])
+    assert code == 1
+    failing = {c["id"]: c for c in report["checks"] if c["status"] == "fail"}
+    assert set(failing) == {"notification-silence"}, failing
+    silence = failing["notification-silence"]
+    assert silence["summary"].startswith('the server answered {"jsonrpc":"2.0","method":"ping"}')
+    assert '"id":null' in silence["evidence"]["received"].replace(" ", "")
+    assert silence["evidence"]["source"].startswith("JSON-RPC 2.0 section 4.1")
+    assert silence["evidence"]["keyword"] == "MUST NOT" and '"id" not in msg' in silence["evidence"]["fix"]
+
+
 def test_a_failure_is_explained_with_sent_received_expected_rule_and_fix(tmp_path: Path) -> None:
     server = tmp_path / "answers_notifications.py"
     server.write_text(
