@@ -99,7 +99,7 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    dispatcher = make_dispatcher(Session())\n",
             '    dispatcher = make_dispatcher(Session())\n    print("server ready", flush=True)\n',
         ),
-        {"test_handshake", "test_batches", "test_exit"},
+        {"test_handshake", "test_batches", "test_eras", "test_exit"},
     ),
     (
         "03-lifecycle",
@@ -109,6 +109,42 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             '    dispatcher = make_dispatcher(Session())\n    print("server ready")\n',
         ),
         {"test_exit"},
+    ),
+    (
+        "03-lifecycle",
+        "the envelope's capabilities not checked",
+        (
+            "    if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):\n",
+            "    if False:\n",
+        ),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "-32022 without the versions served",
+        ('data={"supported": [MODERN], "requested": version}', "data=None"),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "discover without caching hints",
+        ('        "ttlMs": 60000,\n        "cacheScope": "public",\n', ""),
+        {"test_discover", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "the era not fixed by a 2026-07-28 request",
+        ("        session.modern = True\n", ""),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "a 2026-07-28 request served after initialize",
+        (
+            "        if session.initialize_seen:\n            raise RpcError(INVALID_REQUEST",
+            "        if False:\n            raise RpcError(INVALID_REQUEST",
+        ),
+        {"test_eras"},
     ),
     (
         "03-lifecycle",
