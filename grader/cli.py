@@ -3,7 +3,8 @@
     mcp-lab serve [--db PATH] [--allow-writes] [--http HOST:PORT [--auth-token TOKEN]]
                                               run the reference shop server on stdio (or Streamable HTTP)
     mcp-lab audit --db PATH                   the write audit of a database copy, one JSON object a line
-    mcp-lab session [--timeout S] -- CMD...   a scripted session against any server, as a transcript
+    mcp-lab session [--timeout S] [--era auto|modern|legacy] [--yes] -- CMD...
+                                              a scripted session against any server, as a transcript
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
     mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
                                               check any stdio MCP server, check by check
@@ -76,6 +77,19 @@ def build_parser() -> Parser:
 
     session = commands.add_parser("session", help="run a scripted session against a server command")
     session.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="S", help="per reply")
+    session.add_argument(
+        "--era",
+        choices=("auto", "modern", "legacy"),
+        default="auto",
+        help="auto (default): probe with server/discover, fall back to initialize; modern: no fallback; "
+        "legacy: initialize at once",
+    )
+    session.add_argument(
+        "--yes",
+        action="store_true",
+        help="declare elicitation and answer the server's confirmations with yes (also calls cancel_order "
+        "if the server offers it)",
+    )
     session.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
 
     check = commands.add_parser(
@@ -199,7 +213,9 @@ def run(argv: Sequence[str]) -> int:
 
         command = server_command("mcp-lab session", args.server)
         try:
-            return run_session(command, timeout=args.timeout)
+            return run_session(command, timeout=args.timeout, era=args.era, yes=args.yes)
+        except BrokenPipeError:
+            raise  # our reader went away (`| head`): main() ends quietly, it is no start failure
         except OSError as exc:
             raise UsageError(f"mcp-lab session: cannot start {command[0]}: {exc.strerror or exc}") from None
     if args.command == "check":

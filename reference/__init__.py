@@ -14,6 +14,7 @@ One module per idea, in the order the course teaches them:
 - ``server``    the stdio server: the loop that ties the pieces together
 - ``child``     launching a server as a child process with bounded reads
 - ``client``    the client: handshake, ids, notifications, shutdown order
+- ``era_probe`` which era a server speaks: the ``server/discover`` probe and its fallback
 
 The advanced track (stages 10-12), on the same server:
 

@@ -13,8 +13,10 @@ the port can, a web page in the user's own browser included. So, before any JSON
   wrong byte tells an attacker how many bytes were right).
 - ``Accept``: a client must accept ``application/json`` or ``text/event-stream``, or there is no
   way to answer it (406).
-- ``MCP-Protocol-Version``: a revision the server does not support, or not the one negotiated in
-  this session, is 400; absent, the session's negotiated revision applies.
+- ``MCP-Protocol-Version`` on a session's request (the legacy era): a revision the server does not
+  support, or not the one negotiated in this session, is 400; absent, the session's negotiated
+  revision applies. A 2026-07-28 request's headers are checked against its body instead
+  (:mod:`reference.mcp_headers`).
 
     >>> parse_address("127.0.0.1:0"), parse_address("[::1]:8000"), parse_address(":8000")
     (('127.0.0.1', 0), ('::1', 8000), ('127.0.0.1', 8000))

@@ -1,7 +1,11 @@
-"""Streamable HTTP (MCP 2025-11-25): the same server over one HTTP endpoint instead of a pipe.
+"""Streamable HTTP: the same server over one HTTP endpoint instead of a pipe, in both eras.
 
 The messages, the dispatcher and the lifecycle are the stdio server's (:class:`reference.server.Server`);
-only the transport differs. One endpoint, ``/mcp``:
+only the transport differs. One endpoint, ``/mcp``. Which era a POST belongs to is read from it
+(basic/versioning, Backward Compatibility): ``MCP-Protocol-Version: 2026-07-28``, or a body whose
+``_meta`` carries the per-request fields, is modern; a 2025 header or none is legacy.
+
+Legacy (2025-11-25 back to 2025-03-26), sessions:
 
 - ``POST`` carries one JSON-RPC message. A request is answered in the HTTP response: as
   ``application/json``, or as an SSE stream of one event (``text/event-stream``) when the client
@@ -14,8 +18,15 @@ only the transport differs. One endpoint, ``/mcp``:
   send it back (400 without it, 404 for an id that is unknown or ended). Each session is its own
   :class:`~reference.server.Server`, so its own lifecycle: its negotiated revision and its client's
   name (for the write audit). All sessions share the shop; one message is handled at a time.
-- Before any of that, :mod:`reference.http_guard`: Origin (403), Host (421), the bearer token
-  (401), Accept (406), MCP-Protocol-Version (400).
+
+Modern (2026-07-28), no session: each request is served by a fresh ``Server`` that lives for that
+request only, so nothing of one request reaches another. ``Mcp-Session-Id`` is ignored and never
+issued. The envelope is judged first (-32602), then the metadata headers against the body
+(:mod:`reference.mcp_headers`, -32020), then the version (-32022); each is 400, an unknown or
+removed method 404 (-32601). A notification gets 202; ``GET`` and ``DELETE`` 405 (``Allow: POST``).
+
+Before any of that, for both, :mod:`reference.http_guard`: Origin (403), Host (421), the bearer
+token (401), Accept (406), and for a session MCP-Protocol-Version (400).
 
 It listens on 127.0.0.1 unless told otherwise; port 0 picks a free port (the line on stderr says
 which). SSE events carry no ids, so a broken stream cannot be resumed; none needs to be, as each
@@ -39,6 +50,13 @@ carries one complete reply.
     >>> conn.request("POST", "/mcp", ping, {"Content-Type": "application/json", "Mcp-Session-Id": session})
     >>> response = conn.getresponse(); response.status, json.loads(response.read())
     (200, {'jsonrpc': '2.0', 'id': 1, 'result': {}})
+    >>> meta = {stateless.PROTOCOL_VERSION: "2026-07-28", stateless.CLIENT_CAPABILITIES: {}}
+    >>> listing = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}})
+    >>> conn.request("POST", "/mcp", listing, {"Content-Type": "application/json",
+    ...                                        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+    >>> response = conn.getresponse(); reply = json.loads(response.read())
+    >>> response.status, response.getheader("Mcp-Session-Id"), reply["result"]["resultType"]  # no session
+    (200, None, 'complete')
     >>> httpd.shutdown(); httpd.server_close()
 """
 
@@ -56,7 +74,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from . import sse
+from . import envelope, lifecycle, mcp_headers, sse, stateless
+from .errors import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_VERSION,
+    RpcError,
+)
 from .framing import MAX_LINE_BYTES, FrameError, decode, encode
 from .http_guard import accepts, host_allowed, is_loopback, origin_allowed, token_ok, version_problem
 
@@ -69,6 +97,28 @@ VERSION_HEADER = "MCP-Protocol-Version"
 MAX_BODY = MAX_LINE_BYTES  # the same bound as one stdio line
 MAX_SESSIONS = 100  # past it, the session unused the longest is ended
 PARSE_ERROR_CODE, INVALID_REQUEST_CODE = -32700, -32600
+# A modern error's HTTP status (2026-07-28, streamable-http: Protocol Version Header, Server
+# Validation): a request the server will not serve as sent is 400, an unknown method 404; an error
+# of the method itself (an unknown tool, say) too, as the official SDKs do: one table for both.
+REFUSED = (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION)
+MODERN_STATUS = {**{kind.code: 400 for kind in REFUSED}, METHOD_NOT_FOUND.code: 404}
+
+
+def is_modern_post(version_header: str | None, message: Any) -> bool:
+    """Whether a POST is served statelessly under 2026-07-28 (basic/versioning, Backward Compatibility).
+
+    A modern version header, or a body whose ``_meta`` carries the per-request protocol fields;
+    anything else (a 2025 header, none, an unknown one without the fields) is the legacy
+    transport's, sessions and all.
+
+    >>> is_modern_post("2026-07-28", {}), is_modern_post(None, {"params": {"_meta": {stateless.PROTOCOL_VERSION: "x"}}})
+    (True, True)
+    >>> is_modern_post("2025-11-25", {"method": "tools/list"}), is_modern_post(None, [])
+    (False, False)
+    """
+    if version_header in stateless.SUPPORTED:
+        return True
+    return isinstance(message, dict) and stateless.is_modern(message.get("params"))
 
 
 def _stderr_line(message: str) -> None:
@@ -213,6 +263,13 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.command == "POST":
             self.post()
+        elif self.headers.get(VERSION_HEADER) in stateless.SUPPORTED:
+            # 2026-07-28 has no GET stream and no session to DELETE (streamable-http, Earlier Revisions).
+            self.fail(
+                405,
+                f"Method Not Allowed: {self.command}; {stateless.MODERN} sends every message as a POST",
+                Allow="POST",
+            )
         elif self.command == "DELETE":
             self.delete()
         else:
@@ -280,6 +337,9 @@ class Handler(BaseHTTPRequestHandler):
         except FrameError as exc:
             self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR_CODE)
             return
+        if is_modern_post(self.headers.get(VERSION_HEADER), message):
+            self.post_modern(message, json_ok)
+            return
         is_initialize = isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
         session_id = self.headers.get(SESSION_HEADER)
         headers: dict[str, str] = {}
@@ -316,6 +376,41 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.answer(reply, json_ok, **headers)
 
+    def post_modern(self, message: Any, json_ok: bool) -> None:
+        """One 2026-07-28 message: no session (an ``Mcp-Session-Id`` is ignored, none is issued), a
+        fresh :class:`~reference.server.Server` for each request, and its error's status from the table."""
+        try:
+            kind = envelope.classify(message) if isinstance(message, dict) else None
+        except RpcError as exc:
+            self.fail(400, f"Invalid Request: {exc.detail}")
+            return
+        if kind is None or isinstance(kind, envelope.Response):
+            what = "a batch" if isinstance(message, list) else "a response" if kind else "not a JSON-RPC message"
+            self.fail(400, f"Invalid Request: {what}; a {stateless.MODERN} POST carries one request or notification")
+            return
+        if isinstance(kind, envelope.Notification):
+            self.reply(202)  # none is defined on HTTP in this revision (cancelling is closing the stream)
+            return
+        try:
+            if not mcp_headers.has_envelope(kind.params):
+                stateless.read_meta(kind.params)  # -32602 naming what is missing, before any header is judged
+            mcp_headers.check(self.headers, message, self.headers.get_all)
+        except RpcError as exc:
+            reply: Any = envelope.error_message(kind.id, exc)
+        else:
+            server = self.server.sessions.new_server()  # this request's own: no state outlives it
+            with self.server.lock:
+                reply = server.dispatcher.handle_decoded(message)
+        code = reply["error"]["code"] if "error" in reply else None
+        status = MODERN_STATUS.get(code, 200) if code is not None else 200
+        if status != 200:
+            self.server.log(f"POST {ENDPOINT} ({stateless.MODERN}): {status} {reply['error']['message'][:200]}")
+            self.reply(status, encode(reply), "application/json")
+        elif json_ok:
+            self.reply(200, encode(reply), "application/json")
+        else:  # a stream of one event; no proxy may hold it back (streamable-http, Receiving Messages)
+            self.answer(reply, False, X_Accel_Buffering="no")
+
     def log_message(self, format: str, *args: Any) -> None:
         """http.server's line per request: only its own errors (ours are logged in :meth:`fail`)."""
 
@@ -340,6 +435,11 @@ def serve_http(
             f"warning: listening on {address[0]}, not only on this machine"
             + ("" if auth_token else "; anyone who can reach it can use it: add --auth-token")
         )
+    # The eras first: whoever waits for the URL line (the tests do) has seen this one too.
+    log(
+        f"eras: {', '.join(stateless.SUPPORTED)} statelessly (one POST per message, no session), and "
+        f"{', '.join(lifecycle.SUPPORTED)} in sessions after initialize"
+    )
     auth = "; bearer token required" if auth_token else ""
     log(f"Streamable HTTP on {httpd.url}{auth}; Ctrl-C ends it")
 

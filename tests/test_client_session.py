@@ -23,6 +23,7 @@ from conftest import ROOT, ShopOracle, module_argv, run_cli, script_argv, tool_j
 from reference.child import MAX_LINE_KEPT, MAX_STDOUT_KEPT, STDERR_TAIL, ChildProcess, child_environment
 from reference.client import Client, ClientError
 from reference.session import SHOP_CALLS, run_session
+from reference.stateless import PROTOCOL_VERSION
 
 # A net only: every wait on a child here is bounded in seconds by the test (the slowest test takes
 # about 3 s); this stops a hang in code under test (a mutant) in a minute, not pytest's 300 s.
@@ -491,9 +492,22 @@ def parse_transcript(text: str) -> list[tuple[str, str]]:
 
 
 def check_reference_transcript(parsed: list[tuple[str, str]], oracle: ShopOracle) -> None:
+    """The session's transcript against the reference, in whichever era the reference speaks.
+
+    The probe comes first either way; a legacy reference answers it with an error and gets the
+    handshake, a modern one (the lead's dual-era server) gets no initialize at all.
+    """
     sent = [json.loads(rest) for d, rest in parsed if d == "->"]
     received = [json.loads(rest) for d, rest in parsed if d == "<-"]
-    assert sent[0]["method"] == "initialize" and sent[1]["method"] == "notifications/initialized"
+    era = next(rest for d, rest in parsed if d == "##" and rest.startswith("era: "))
+    assert sent[0]["method"] == "server/discover"
+    if era.startswith("era: legacy"):
+        assert "error" in received[0] and sent[1]["method"] == "initialize"
+        assert sent[2] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    else:
+        assert era.startswith("era: modern (2026-07-28)") and received[0]["result"]["supportedVersions"]
+        assert "initialize" not in [m.get("method") for m in sent]
+        assert all(m["params"]["_meta"][PROTOCOL_VERSION] == "2026-07-28" for m in sent if "id" in m)
     assert [m["params"]["name"] for m in sent if m.get("method") == "tools/call"] == [n for n, _ in SHOP_CALLS]
     assert len(received) == len([m for m in sent if "id" in m])
     by_id = {m["id"]: m for m in received}

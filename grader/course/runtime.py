@@ -54,6 +54,7 @@ TEACHES: dict[str, str | None] = {
     "shop": "05",
     "child": "06",
     "client": "06",
+    "era_probe": "06",
     "session": "06",
     # The advanced track: resources and prompts (10), audited writes (11), Streamable HTTP (12).
     "resources": "10",
@@ -62,6 +63,7 @@ TEACHES: dict[str, str | None] = {
     "audit": "11",
     "streamable_http": "12",
     "http_guard": "12",
+    "mcp_headers": "12",
     "sse": "12",
 }
 
@@ -90,13 +92,13 @@ PLANS: dict[str, Plan] = {
     ),
     "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
-    "06": Plan(frozenset({"child", "client", "session"}), {}, frozenset()),
+    "06": Plan(frozenset({"child", "client", "era_probe", "session"}), {}, frozenset()),
     "07": Plan(frozenset(), {}, _before("07")),
     # The clinic: a diagnosis is data; a repaired server is a whole server of the learner's, which may
     # use the shop's answers (as the handed-out ones do) but no server of the course's.
     "08": Plan(ALL),
     "09": Plan(
-        frozenset({"server", "dispatch", "envelope", "lifecycle", "client", "session", "child"}),
+        frozenset({"server", "dispatch", "envelope", "lifecycle", "client", "era_probe", "session", "child"}),
         {},
         frozenset({"errors", "schema", "database", "catalog", "tools", "shop"}),
     ),
@@ -106,7 +108,7 @@ PLANS: dict[str, Plan] = {
     "11": Plan(frozenset(), {"writes": "writes", "audit": "audit"}, _before("11")),
     # Streamable HTTP (12): the learner's transport in front of the course's dispatcher (reference.server,
     # one Server per session); the reference's transport is not there to call.
-    "12": Plan(frozenset({"streamable_http", "http_guard", "sse"}), {}, _before("12")),
+    "12": Plan(frozenset({"streamable_http", "http_guard", "mcp_headers", "sse"}), {}, _before("12")),
 }
 
 
