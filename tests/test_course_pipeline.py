@@ -154,6 +154,12 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
     ),
     (
         "04-tools-list",
+        "no caching hints in 2026-07-28",
+        ('        result["ttlMs"] = TTL_MS\n        result["cacheScope"] = "public"\n', "        pass\n"),
+        {"test_caching"},
+    ),
+    (
+        "04-tools-list",
         "no upper bound on limit",
         (
             '"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,',
@@ -389,7 +395,7 @@ HANGS: dict[str, tuple[str, str]] = {
         "        result_reply(id, methods[method](params))\n",
     ),
     "03-lifecycle": ("        reply = dispatcher.handle_line(line)\n", "        reply = None\n"),
-    "04-tools-list": ('    return {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
+    "04-tools-list": ('    result = {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
     "05-tools-call": (
         '    name = params.get("name")\n',
         '    import time\n\n    time.sleep(3600)\n    name = params.get("name")\n',
