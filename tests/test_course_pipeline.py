@@ -48,7 +48,7 @@ STAGES = {stage.name: stage for stage in build.stages()}
 # server over its pipes watch its stdout for the whole session (a print flushed or not, at start, in a
 # handler or at exit). The SDK client's cells may lose too (it skips a stray line, or chokes on it).
 STDOUT_CELLS: dict[str, set[str]] = {
-    "03-lifecycle": {"test_handshake", "test_batches", "test_exit"},
+    "03-lifecycle": {"test_handshake", "test_batches", "test_eras", "test_exit"},
     "04-tools-list": {"test_served"},
     "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
     "10-resources-prompts": {"test_served"},
@@ -123,9 +123,51 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
     ),
     (
         "03-lifecycle",
+        "the envelope's capabilities not checked",
+        (
+            "    if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):\n",
+            "    if False:\n",
+        ),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "-32022 without the versions served",
+        ('data={"supported": [MODERN], "requested": version}', "data=None"),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "discover without caching hints",
+        ('        "ttlMs": 60000,\n        "cacheScope": "public",\n', ""),
+        {"test_discover", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "the era not fixed by a 2026-07-28 request",
+        ("        session.modern = True\n", ""),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "a 2026-07-28 request served after initialize",
+        (
+            "        if session.initialize_seen:\n            raise RpcError(INVALID_REQUEST",
+            "        if False:\n            raise RpcError(INVALID_REQUEST",
+        ),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
         "no exit at the end of input",
         ("        if line is None:\n            return 0\n", "        if line is None:\n            continue\n"),
         {"test_exit"},
+    ),
+    (
+        "04-tools-list",
+        "no caching hints in 2026-07-28",
+        ('        result["ttlMs"] = TTL_MS\n        result["cacheScope"] = "public"\n', "        pass\n"),
+        {"test_caching"},
     ),
     (
         "04-tools-list",
@@ -518,7 +560,7 @@ HANGS: dict[str, tuple[str, str]] = {
         "        result_reply(id, methods[method](params))\n",
     ),
     "03-lifecycle": ("        reply = dispatcher.handle_line(line)\n", "        reply = None\n"),
-    "04-tools-list": ('    return {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
+    "04-tools-list": ('    result = {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
     "05-tools-call": (
         '    name = params.get("name")\n',
         '    import time\n\n    time.sleep(3600)\n    name = params.get("name")\n',

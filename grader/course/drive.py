@@ -51,6 +51,26 @@ def initialize(version: str = PROTOCOL_REVISION, id: Any = None) -> dict[str, An
     return request("initialize", id, params)
 
 
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "course", "version": "1.0"},
+}
+
+
+def modern(method: str, id: Any = None, params: dict[str, Any] | None = None, **meta: Any) -> dict[str, Any]:
+    """A 2026-07-28 request: ``params._meta`` carries its version, capabilities and client (``meta``:
+    keys to change, by their last part, e.g. ``protocolVersion="2099-01-01"``; ``None`` drops one)."""
+    envelope = dict(MODERN_META)
+    for name, value in meta.items():
+        key = f"io.modelcontextprotocol/{name}"
+        if value is None:
+            envelope.pop(key, None)
+        else:
+            envelope[key] = value
+    return request(method, id, {**(params or {}), "_meta": envelope})
+
+
 def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
@@ -376,6 +396,42 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
             raise not_written_yet(name, stderr)
         detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
         raise Failure(check, f"the official MCP SDK client could not {what} ({detail})", stderr=stderr[-1500:])
+    return value
+
+
+def sdk_client(argv: Sequence[str], steps: Any, check: str, what: str, mode: str = "auto") -> Any:
+    """The official MCP SDK's high-level ``Client`` over stdio against ``argv``, in ``mode``: "auto" (its
+    default: a server/discover probe, then 2026-07-28 or the handshake) or "legacy" (the handshake).
+
+    Returns what ``await steps(client)`` returned; bounded by ``SDK_TIMEOUT``, a failure says what
+    the SDK reported (and a stub that still raises, that it is not written yet).
+    """
+    import os
+    import tempfile
+
+    async def session() -> Any:
+        import anyio
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
+        with anyio.fail_after(SDK_TIMEOUT), open(errlog_path, "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=5) as client:
+                return await steps(client)
+
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-sdk-") as tmp:
+        errlog_path = os.path.join(tmp, "stderr")
+        done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+        stderr = _tail(errlog_path)
+    if not done:
+        name = not_written(stderr)
+        if name:
+            raise not_written_yet(name, stderr)
+        detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
+        raise Failure(
+            check, f"the official MCP SDK client ({mode} mode) could not {what} ({detail})", stderr=stderr[-1500:]
+        )
     return value
 
 

@@ -32,7 +32,7 @@ from reference import PROTOCOL_REVISION, database
 from reference.framing import encode
 
 from . import runtime
-from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, notification, request
+from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, modern, notification, request
 from .expect import Failure, show
 from .pysource import parse as parse_source
 from .work import Work
@@ -361,6 +361,7 @@ __all__ = [
     "initialize",
     "inspect",
     "inspector_command",
+    "modern",
     "notification",
     "pretty",
     "program",

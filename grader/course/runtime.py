@@ -48,6 +48,7 @@ TEACHES: dict[str, str | None] = {
     "envelope": "02",
     "dispatch": "02",
     "lifecycle": "03",
+    "stateless": "03",
     "server": "03",
     "catalog": "04",
     "tools": "05",
@@ -90,7 +91,9 @@ PLANS: dict[str, Plan] = {
     "02": Plan(
         frozenset({"envelope", "dispatch", "server", "client", "session"}), {}, frozenset({"errors", "framing"})
     ),
-    "03": Plan(frozenset({"lifecycle", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})),
+    "03": Plan(
+        frozenset({"lifecycle", "stateless", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})
+    ),
     "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
     "06": Plan(frozenset({"child", "client", "era_probe", "session"}), {}, frozenset()),
