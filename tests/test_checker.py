@@ -40,7 +40,7 @@ MODERN_IDS = [
     "modern-input-required", "modern-request-state", "modern-subscriptions", "era-mixing",
 ]  # fmt: skip
 # Checks of what the reference offers only with --allow-writes (a tool that asks for input) or not at all.
-NOT_OFFERED = {"modern-input-required", "modern-request-state", "modern-subscriptions"}
+NOT_OFFERED = {"modern-input-required", "modern-request-state"}  # no tool asks without --allow-writes
 
 
 def mcp_lab(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
