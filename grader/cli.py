@@ -6,8 +6,8 @@
     mcp-lab session [--timeout S] [--era auto|modern|legacy] [--yes] -- CMD...
                                               a scripted session against any server, as a transcript
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
-    mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] -- CMD...
-                                              check any stdio MCP server, check by check
+    mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] [--era ERA] -- CMD...
+                                              check any stdio MCP server, check by check, in each era
     mcp-lab check [--json] ... --url URL [--header 'NAME: VALUE' ...]
                                               check a Streamable HTTP MCP endpoint
     mcp-lab gallery list [--reveal] | show NAME [--reveal] | run NAME
@@ -61,6 +61,16 @@ def positive_seconds(text: str) -> float:
     if not 0 < value <= 600:
         raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text!r}")
     return value
+
+
+def era_name(text: str) -> str:
+    """``--era``: modern, legacy or both (the checker's era.py says what each means)."""
+    from .checker.era import parse_era
+
+    try:
+        return parse_era(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--era ")) from None
 
 
 def build_parser() -> Parser:
@@ -119,6 +129,14 @@ def build_parser() -> Parser:
     )
     check.add_argument(
         "--call-tools", action="store_true", help="call every tool, not only those annotated readOnlyHint: true"
+    )
+    check.add_argument(
+        "--era",
+        type=era_name,
+        default=None,
+        metavar="ERA",
+        help="modern (2026-07-28), legacy (initialize, 2025-11-25 and before) or both (default: every era the "
+        "server speaks)",
     )
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence of passing checks too")
     check.add_argument("server", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
@@ -264,6 +282,8 @@ def check_command(args: argparse.Namespace) -> int:
     from .checker.report import write_json, write_text
 
     if args.url is not None:
+        if args.era is not None:
+            raise UsageError("mcp-lab check: --era is for a stdio server (over HTTP the checker speaks the legacy era)")
         report = http_check(args)
     else:
         if args.header:
@@ -271,7 +291,11 @@ def check_command(args: argparse.Namespace) -> int:
         command = server_command("mcp-lab check", args.server)
         try:
             report = run_check(
-                command, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout
+                command,
+                timeout=args.timeout,
+                call_tools=args.call_tools,
+                call_timeout=args.call_timeout,
+                era=args.era or "auto",
             )
         except OSError as exc:
             raise UsageError(f"mcp-lab check: cannot start {command[0]}: {exc.strerror or exc}") from None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.checker.catalogue import CHECKS
+from grader.checker.catalogue import CATALOGUE, CHECKS, MODERN_CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -33,6 +33,14 @@ DESIGN_IDS = [
     "tools-list", "tool-names", "tools-call-result", "unknown-tool", "tool-error-kind", "shop-contract",
     "shop-read-only", "structured-output", "resources-list", "resources-read", "prompts-list", "prompts-get",
 ]  # fmt: skip
+# The modern era's checks (MCP 2026-07-28), reported after them.
+MODERN_IDS = [
+    "era-probe", "discover-result", "modern-result-type", "modern-cacheable", "modern-envelope-errors",
+    "modern-unsupported-version", "modern-removed-methods", "modern-resource-not-found", "modern-no-server-requests",
+    "modern-input-required", "modern-request-state", "modern-subscriptions", "era-mixing",
+]  # fmt: skip
+# Checks of what the reference offers only with --allow-writes (a tool that asks for input) or not at all.
+NOT_OFFERED = {"modern-input-required", "modern-request-state", "modern-subscriptions"}
 
 
 def mcp_lab(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -56,6 +64,7 @@ def statuses(report: dict) -> dict[str, str]:
 
 def test_catalogue_has_exactly_the_design_ids() -> None:
     assert list(CHECKS) == DESIGN_IDS
+    assert list(MODERN_CHECKS) == MODERN_IDS
 
 
 def test_reference_passes_every_check_and_json_follows_the_contract() -> None:
@@ -63,22 +72,30 @@ def test_reference_passes_every_check_and_json_follows_the_contract() -> None:
     assert code == 0
     assert set(report) == {"command", "checks", "counts"}
     assert report["command"] == REFERENCE
-    assert [c["id"] for c in report["checks"]] == DESIGN_IDS
+    assert [c["id"] for c in report["checks"]] == DESIGN_IDS + MODERN_IDS
     for check in report["checks"]:
-        assert set(check) == {"id", "status", "summary", "evidence"}
+        assert set(check) == {"id", "era", "status", "summary", "evidence"}
+        assert check["era"] == CATALOGUE[check["id"]].era
         assert isinstance(check["summary"], str) and check["summary"]
         assert isinstance(check["evidence"], dict)
     bad = {i: s for i, s in statuses(report).items() if s != "pass"}
-    assert bad == {}, [c for c in report["checks"] if c["status"] != "pass"]
-    assert report["counts"] == {"pass": len(DESIGN_IDS), "fail": 0, "warn": 0, "skip": 0}
+    # Both eras judged; only what the reference does not offer here (no tool asks for input
+    # without --allow-writes, no change notifications) is left unjudged.
+    assert bad == dict.fromkeys(NOT_OFFERED, "skip"), [c for c in report["checks"] if c["status"] != "pass"]
+    passed = len(DESIGN_IDS) + len(MODERN_IDS) - len(NOT_OFFERED)
+    assert report["counts"] == {"pass": passed, "fail": 0, "warn": 0, "skip": len(NOT_OFFERED)}
 
 
 def test_text_report_names_every_check_and_the_totals() -> None:
     done = mcp_lab("check", "--", *REFERENCE)
     assert done.returncode == 0, done.stdout + done.stderr
-    for check_id in DESIGN_IDS:
-        assert f"PASS  {check_id}" in done.stdout
-    assert f"checks: {len(DESIGN_IDS)} pass, 0 fail, 0 warn, 0 skip" in done.stdout
+    for check_id in DESIGN_IDS + MODERN_IDS:
+        era = CATALOGUE[check_id].era
+        status = "skip" if check_id in NOT_OFFERED else "PASS"
+        assert re.search(rf"^  {status}  {check_id} +{era} +\S", done.stdout, re.MULTILINE), check_id
+    passed = len(DESIGN_IDS) + len(MODERN_IDS) - len(NOT_OFFERED)
+    assert f"checks: {passed} pass, 0 fail, 0 warn, {len(NOT_OFFERED)} skip" in done.stdout
+    assert "eras: modern spoken (server/discover answered a result); legacy spoken" in done.stdout
 
 
 def test_a_failure_is_explained_with_sent_received_expected_rule_and_fix(tmp_path: Path) -> None:
@@ -147,7 +164,12 @@ def test_sdk_server_report_is_honest() -> None:
         "unknown-tool": "warn",
         "resources-read": "warn",
         "prompts-get": "warn",
+        # No SDK tool asks for input here (the shop's tools are read-only).
+        "modern-input-required": "skip",
+        "modern-request-state": "skip",
     }
+    # It speaks both eras; in the modern one, every check that applies passes (tests/test_checker_modern.py).
+    assert all(found[i] == "pass" for i in MODERN_IDS if i not in ("modern-input-required", "modern-request-state"))
     assert checks["resources-read"]["evidence"]["keyword"] == checks["prompts-get"]["evidence"]["keyword"] == "SHOULD"
     assert checks["parse-error"]["evidence"]["keyword"] == "MUST"
     assert "JSON-RPC 2.0" in checks["parse-error"]["evidence"]["source"]
@@ -238,7 +260,7 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         checker.kill()
         checker.communicate()
     pids = [int(p) for p in pid_file.read_text().split()]
-    assert len(pids) == 5, "the checker starts five server processes"
+    assert len(pids) == 6, "the checker starts six server processes (five legacy, one modern)"
     assert [pid for pid in pids if not wait_dead(pid, 5)] == []
 
 
@@ -253,6 +275,9 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         (["check", "--call-timeout", "0", "--", "true"], "expected seconds between 0 and 600"),
         (["check", "--call-timeout", "long", "--", "true"], "expected a number of seconds"),
         (["check", "--bogus", "--", "true"], "unrecognized arguments"),
+        (["check", "--era", "newest", "--", "true"], "takes modern, legacy or both, got 'newest'"),
+        (["check", "--era"], "expected one argument"),
+        (["check", "--url", "http://127.0.0.1:9/mcp", "--era", "modern"], "--era is for a stdio server"),
         (["gallery", "show", "no-such-exhibit"], "no-such-exhibit"),
         (["gallery"], "required"),
     ],

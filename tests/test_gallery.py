@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from grader import gallery
-from grader.checker.catalogue import CHECKS
+from grader.checker.catalogue import CATALOGUE, CHECKS, MODERN_CHECKS
 from reference.child import ChildProcess, child_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ FIELD_FAILURES_CANDIDATES = [
     ROOT.parent / "shared" / "research" / "field-failures.md",
 ]
 # The stable check ids (tests/test_checker.py holds the catalogue to design.md's list).
-CHECK_IDS = set(CHECKS)
+CHECK_IDS = set(CHECKS) | set(MODERN_CHECKS)
 CHECK_TIMEOUT = 60.0  # seconds for one whole `mcp-lab check` run
 EXHIBITS = gallery.exhibits()
 NAMES = [e.name for e in EXHIBITS]
@@ -80,8 +80,18 @@ def test_catalogue_api() -> None:
 
 
 def test_every_exhibit_file_is_catalogued() -> None:
-    files = {p.stem for p in GALLERY_DIR.glob("*.py")} - {"__init__", "base"}
+    files = {p.stem for p in GALLERY_DIR.glob("*.py")} - {"__init__", "base", "modern_base"}
     assert files == set(NAMES)
+
+
+def test_modern_exhibits_are_catalogued_with_their_era() -> None:
+    modern = [e for e in EXHIBITS if e.era == "modern"]
+    assert len(modern) >= 6
+    for exhibit in EXHIBITS:
+        assert exhibit.era in ("legacy", "modern")
+        assert CATALOGUE[exhibit.check].era in ("both", exhibit.era), exhibit
+        assert set(exhibit.options) <= {"--call-tools"}
+    assert gallery.MODERN_BASE == GALLERY_DIR / "modern_base.py" and gallery.MODERN_BASE.is_file()
 
 
 # -- the exhibit files -----------------------------------------------------------------------
@@ -96,9 +106,12 @@ def imported_modules(tree: ast.Module) -> set[str]:
     return names
 
 
+BASES = {"grader.gallery.base", "grader.gallery.modern_base"}  # the healthy legacy and modern-only servers
+
+
 def allowed_import(module: str) -> bool:
     top = module.split(".")[0]
-    return module == "grader.gallery.base" or top == "reference" or top in sys.stdlib_module_names
+    return module in BASES or top == "reference" or top in sys.stdlib_module_names
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -110,7 +123,8 @@ def test_exhibit_source(name: str) -> None:
     assert ast.get_docstring(tree) == f"Gallery exhibit: {name}."
     bad = {m for m in imported_modules(tree) if not allowed_import(m)}
     assert not bad, f"only the standard library, grader.gallery.base and reference: {bad}"
-    assert "grader.gallery.base" in imported_modules(tree)
+    base = "grader.gallery.modern_base" if gallery.get(name).era == "modern" else "grader.gallery.base"
+    assert base in imported_modules(tree)
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     assert [c.name for c in classes] == ["Server"]
     assert [ast.unparse(b) for b in classes[0].bases] == ["ShopServer"]
@@ -120,11 +134,12 @@ def test_exhibit_source(name: str) -> None:
     assert len(source.splitlines()) <= 40, "exhibits stay short"
 
 
-def test_base_source() -> None:
-    tree = ast.parse(gallery.BASE.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("path", [gallery.BASE, gallery.MODERN_BASE], ids=["base", "modern_base"])
+def test_base_source(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     bad = {m for m in imported_modules(tree) if not allowed_import(m)}
     assert not bad
-    assert len(gallery.BASE.read_text(encoding="utf-8").splitlines()) <= 200
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 200
 
 
 def start_and_ping(argv: list[str]) -> tuple[bytes, str, int]:
@@ -149,9 +164,10 @@ def start_and_ping(argv: list[str]) -> tuple[bytes, str, int]:
     return out, child.stderr_tail(4000), code
 
 
-@pytest.mark.parametrize("name", ["base", *NAMES])
+@pytest.mark.parametrize("name", ["base", "modern_base", *NAMES])
 def test_exhibit_starts_and_answers(name: str) -> None:
-    path = gallery.BASE if name == "base" else gallery.get(name).path
+    bases = {"base": gallery.BASE, "modern_base": gallery.MODERN_BASE}
+    path = bases[name] if name in bases else gallery.get(name).path
     out, err, code = start_and_ping([sys.executable, str(path)])
     assert "Traceback" not in err, err
     assert b'"id"' in out, f"no reply to ping; stdout {out[:300]!r}; stderr {err}"
@@ -172,9 +188,9 @@ def checker_available() -> bool:
     return done.returncode == 0
 
 
-def run_checker(argv: list[str]) -> tuple[dict[str, Any], int]:
+def run_checker(argv: list[str], *options: str) -> tuple[dict[str, Any], int]:
     done = subprocess.run(
-        [sys.executable, "-m", "grader.cli", "check", "--json", "--", *argv],
+        [sys.executable, "-m", "grader.cli", "check", "--json", *options, "--", *argv],
         capture_output=True,
         timeout=CHECK_TIMEOUT,
         env=child_environment(),
@@ -199,7 +215,7 @@ def checker() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_checker_catches_exhibit(name: str) -> None:
     exhibit = gallery.get(name)
-    report, code = run_checker(gallery.command(name))
+    report, code = run_checker(gallery.command(name), *exhibit.options)
     found = {c["id"]: c for c in report["checks"]}
     assert exhibit.check in found, f"the checker did not report {exhibit.check}"
     got = found[exhibit.check]
@@ -218,6 +234,40 @@ def test_checker_passes_the_base_server() -> None:
     assert verdicts(report)["structured-output"] == "pass"
 
 
+@pytest.mark.usefixtures("checker")
+@pytest.mark.parametrize("options", [(), ("--call-tools",)], ids=["read-only", "call-tools"])
+def test_checker_passes_the_modern_base_server(options: tuple[str, ...]) -> None:
+    """The healthy modern-only server: conformant, though it refuses initialize. Its legacy checks
+    are skipped with that reason; every modern check that applies passes (with --call-tools, its
+    cancel_order's input_required round trip and signed requestState too)."""
+    report, code = run_checker([sys.executable, str(gallery.MODERN_BASE)], *options)
+    found = {c["id"]: c for c in report["checks"]}
+    assert code == 0
+    assert {i: c["summary"] for i, c in found.items() if c["status"] in ("fail", "warn")} == {}
+    for check in found.values():
+        if check["era"] == "legacy":
+            assert check["status"] == "skip" and "a modern-only server" in check["summary"], check
+        elif check["id"] != "modern-subscriptions" and (options or check["id"] not in MRTR):
+            assert check["status"] == "pass", check
+    assert found["modern-subscriptions"]["status"] == "skip"  # it declares no change notifications
+    if options:
+        assert "cancel_order" in found["modern-request-state"]["summary"]
+
+
+MRTR = ("modern-input-required", "modern-request-state")
+
+
+@pytest.mark.usefixtures("checker")
+@pytest.mark.parametrize("name", [e.name for e in EXHIBITS if e.era == "modern" or e.check == "era-probe"])
+def test_modern_exhibits_break_their_check_alone(name: str) -> None:
+    """Each modern exhibit is the healthy modern base with one defect: one check fails (or warns)."""
+    exhibit = gallery.get(name)
+    report, code = run_checker(gallery.command(name), *exhibit.options)
+    bad = {c["id"]: c["status"] for c in report["checks"] if c["status"] in ("fail", "warn")}
+    assert bad == {exhibit.check: exhibit.expect}, [c for c in report["checks"] if c["id"] in bad]
+    assert code == (1 if exhibit.expect == "fail" else 0)
+
+
 STRUCTURED_EXHIBITS = {
     "structured_content_missing": "has no structuredContent",
     "structured_content_wrong_type": "'3,000' is not of type 'integer'",
@@ -231,7 +281,8 @@ def test_structured_output_exhibits_break_that_check_alone(name: str) -> None:
     report, code = run_checker(gallery.command(name))
     found = {c["id"]: c for c in report["checks"]}
     # Nothing else fails, warns or goes unjudged (resources and prompts: the shop declares neither).
-    unjudged = {c for c in found if c.startswith(("resources-", "prompts-"))}
+    # (and the modern era's checks: the legacy base does not speak it)
+    unjudged = {c for c in found if c.startswith(("resources-", "prompts-")) or CATALOGUE[c].era == "modern"}
     assert {i: c["status"] for i, c in found.items() if c["status"] != "pass" and i not in unjudged} == {
         "structured-output": "fail"
     }

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from grader.checker.catalogue import CATALOGUE, CHECKS, HTTP_CHECKS, STDIO_ONLY
+from grader.checker.catalogue import CATALOGUE, CHECKS, HTTP_CHECKS, MODERN_CHECKS, STDIO_ONLY
 from grader.checker.check import Report
 from grader.checker.context import Context
 from grader.checker.probe import CUT, Frame, Reply, same_id, show, show_json
@@ -427,7 +427,13 @@ def test_findings_helpers_and_evidence_copy() -> None:
         "skip",
     ]
     assert results["startup-time"].evidence == {"received": "x"}
-    assert results["envelope"].as_json() == {"id": "envelope", "status": "fail", "summary": "bad", "evidence": {}}
+    assert results["envelope"].as_json() == {
+        "id": "envelope",
+        "era": "both",
+        "status": "fail",
+        "summary": "bad",
+        "evidence": {},
+    }
 
 
 @pytest.mark.parametrize(("check", "status"), [("no-such-check", "pass"), ("ping", "error"), ("ping", "PASS")])
@@ -918,7 +924,8 @@ HTTP_IDS = {
 def test_the_catalogue_has_the_contract_ids() -> None:
     assert set(CHECKS) == DESIGN_IDS
     assert len(CHECKS) == 34
-    assert set(HTTP_CHECKS) == HTTP_IDS and list(CATALOGUE) == [*CHECKS, *HTTP_CHECKS]
+    assert set(HTTP_CHECKS) == HTTP_IDS and list(CATALOGUE) == [*CHECKS, *MODERN_CHECKS, *HTTP_CHECKS]
+    assert {c.era for c in CATALOGUE.values()} == {"legacy", "modern", "both"}
     assert set(CHECKS) > STDIO_ONLY
 
 
@@ -934,10 +941,14 @@ def test_every_check_says_what_holds_the_rule_and_the_fix(check_id: str) -> None
 @pytest.mark.parametrize("check_id", sorted(CATALOGUE))
 def test_rules_cite_the_course_revision(check_id: str) -> None:
     rule = CATALOGUE[check_id].rule
+    # The modern era's checks cite 2026-07-28 (in their source); the others, the course's revision.
+    course = "2026-07-28" if CATALOGUE[check_id].era == "modern" else "2025-11-25"
     if re.search(r"\d{4}-\d{2}-\d{2}", rule):
-        assert "2025-11-25" in rule, rule
-    # Another revision may be mentioned (when a rule began), but "the spec" is always 2025-11-25.
-    assert set(re.findall(r"MCP (\d{4}-\d{2}-\d{2})", rule)) <= {"2025-11-25"}, rule
+        assert course in rule, rule
+    # Another revision may be mentioned (when a rule began), but "the spec" is always the era's.
+    assert set(re.findall(r"MCP (\d{4}-\d{2}-\d{2})", rule)) <= {course}, rule
+    if CATALOGUE[check_id].era == "modern":
+        assert CATALOGUE[check_id].source.startswith("MCP 2026-07-28"), check_id
 
 
 # -- report ---------------------------------------------------------------------------------------
@@ -965,8 +976,8 @@ def test_write_text() -> None:
     write_text(sample_report(), out)
     lines = out.getvalue().splitlines()
     assert lines[0] == "mcp-lab check: python3 server.py"
-    assert lines[1] == "  PASS  ping           ping answered {}"
-    assert lines[2] == "  FAIL  envelope       bad envelope, café"
+    assert lines[1] == "  PASS  ping           legacy  ping answered {}"
+    assert lines[2] == "  FAIL  envelope       both    bad envelope, café"
     # A failure: its evidence (sent before received, empty values left out), then rule and fix.
     assert lines[3:10] == [
         "        sent: ping",
@@ -977,7 +988,7 @@ def test_write_text() -> None:
         f"        rule: [MUST] {CHECKS['envelope'].source}: {CHECKS['envelope'].rule}",
         f"        fix: {CHECKS['envelope'].fix}",
     ]
-    assert lines[10] == "  WARN  startup-time   slow"
+    assert lines[10] == "  WARN  startup-time   legacy  slow"
     assert lines[11:18] == [
         "        elapsed: 2.5",
         "        stderr (last lines):",
@@ -987,7 +998,7 @@ def test_write_text() -> None:
         f"        rule: [recommendation] {CHECKS['startup-time'].source}: {CHECKS['startup-time'].rule}",
         f"        fix: {CHECKS['startup-time'].fix}",
     ]
-    assert lines[18] == "  skip  shop-contract  not a shop server"
+    assert lines[18] == "  skip  shop-contract  legacy  not a shop server"
     assert lines[19] == "checks: 1 pass, 1 fail, 1 warn, 1 skip (1.5 s, 2 server processes)"
     assert len(lines) == 20
     assert re.match(r"^checks: \d+ pass, \d+ fail, \d+ warn, \d+ skip\b", lines[-1])
@@ -998,9 +1009,9 @@ def test_write_text_verbose_shows_evidence_of_a_pass_without_rule() -> None:
     write_text(sample_report(), out, verbose=True)
     lines = out.getvalue().splitlines()
     assert lines[1:4] == [
-        "  PASS  ping           ping answered {}",
+        "  PASS  ping           legacy  ping answered {}",
         "        received: hidden unless verbose",
-        "  FAIL  envelope       bad envelope, café",
+        "  FAIL  envelope       both    bad envelope, café",
     ]
 
 
@@ -1013,7 +1024,8 @@ def test_write_json_is_the_contract() -> None:
     assert data["command"] == ["python3", "server.py"]
     assert [c["id"] for c in data["checks"]] == ["ping", "envelope", "startup-time", "shop-contract"]
     for check in data["checks"]:
-        assert set(check) == {"id", "status", "summary", "evidence"}
+        assert set(check) == {"id", "era", "status", "summary", "evidence"}
+        assert check["era"] == CATALOGUE[check["id"]].era
         assert check["status"] in STATUSES
         assert isinstance(check["evidence"], dict)
         if check["status"] in ("fail", "warn"):

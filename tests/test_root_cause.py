@@ -25,7 +25,7 @@ from grader import gallery
 @pytest.mark.parametrize("name", [e.name for e in gallery.exhibits()])
 def test_every_exhibit_leads_with_its_own_check(name: str) -> None:
     exhibit = gallery.get(name)
-    report, _ = check(gallery.command(name))
+    report, _ = check(gallery.command(name), *exhibit.options)
     wanted = ("fail",) if exhibit.expect == "fail" else BAD
     first = next(c for c in report["checks"] if c["status"] in wanted)
     assert first["id"] == exhibit.check, f"the report leads with {first['id']}: {first['summary']}"
@@ -42,11 +42,17 @@ def test_every_exhibit_leads_with_its_own_check(name: str) -> None:
 
 # Each one-defect exhibit with consequences: exactly these checks are marked, with their root.
 CONSEQUENCES = {
-    "missing_flush": {"initialize-result": "stdout-flush", "startup-time": "stdout-flush"},
-    "pretty_printed": {"initialize-result": "stdout-json-lines", "stdout-silent-at-start": "stdout-json-lines"},
+    # The server/discover probe (era-probe) is held back, or unreadable, like every other reply.
+    "missing_flush": {"initialize-result": "stdout-flush", "startup-time": "stdout-flush", "era-probe": "stdout-flush"},
+    "pretty_printed": {
+        "initialize-result": "stdout-json-lines",
+        "stdout-silent-at-start": "stdout-json-lines",
+        "era-probe": "stdout-json-lines",
+    },
     "content_length": {
         "initialize-result": "stdout-json-lines",
         "startup-time": "stdout-json-lines",
+        "era-probe": "stdout-json-lines",
         # Not stdout-silent-at-start: its header lines start a reply (framed the LSP way), and
         # the checker does not count them as "before the first request", fast machine or slow.
         "stdout-line-ending": "stdout-json-lines",
@@ -74,7 +80,7 @@ def test_the_text_report_leads_with_the_root_and_says_what_follows_from_it() -> 
     lines = text.splitlines()
     assert lines[1].startswith("  FAIL  stdout-flush ")
     marked = [line for line in lines if "because of stdout-flush" in line]
-    assert [line.split()[1] for line in marked] == ["initialize-result", "startup-time"]
+    assert [line.split()[1] for line in marked] == ["initialize-result", "startup-time", "era-probe"]
     assert marked[0].startswith("  FAIL  initialize-result") and "fails because of stdout-flush: " in marked[0]
     assert marked[1].startswith("  WARN  startup-time") and "warns because of stdout-flush: " in marked[1]
     # The consequence's fix is the root's: only the root's rule and fix are printed.
@@ -99,6 +105,7 @@ def test_a_mistyped_id_on_the_first_reply_is_named_as_id_echo() -> None:
         "initialize-result": "id-echo",
         "startup-time": "id-echo",
         "stdout-silent-at-start": "id-echo",
+        "era-probe": "id-echo",
     }
 
 

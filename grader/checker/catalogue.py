@@ -22,12 +22,19 @@ where the checks in ``STDIO_ONLY`` are skipped. ``CATALOGUE`` holds them all.
     '[MUST] MCP 2025-11-25, Transports > Streamable HTTP > Security Warning'
     >>> sorted(set(CHECKS) & set(HTTP_CHECKS)), "exit-on-eof" in STDIO_ONLY
     ([], True)
+
+``MODERN_CHECKS`` are the checks of MCP 2026-07-28 (the modern era, no ``initialize``) and of the
+boundary between the eras; a stdio report holds them after ``CHECKS``. Every check says the era
+whose sessions judge it:
+
+    >>> CATALOGUE["initialize-result"].era, CATALOGUE["stdout-json-lines"].era, CATALOGUE["discover-result"].era
+    ('legacy', 'both', 'modern')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .severity import Rule
 
@@ -43,6 +50,7 @@ class Check:
     node: str = ""  # the fix for a Node server, where it differs
     neutral: str = ""  # the fix for a server in an unknown language, where it differs
     also: Mapping[str, Rule] = field(default_factory=dict)  # other rules some findings follow
+    era: str = "legacy"  # the era whose sessions judge it: "legacy", "modern" or "both" (see era.py)
 
     @property
     def main(self) -> Rule:
@@ -672,4 +680,238 @@ HTTP_CHECKS: dict[str, Check] = {
     ]
 }
 
-CATALOGUE: dict[str, Check] = {**CHECKS, **HTTP_CHECKS}
+# Checks of CHECKS that the modern session judges too (the stdout rules over every process's
+# lines, the tool list and calls under 2026-07-28, the exit at end of input); the rest are judged
+# in the legacy sessions only.
+BOTH_ERAS = frozenset(
+    {
+        "stdout-json-lines",
+        "stdout-silent-at-start",
+        "stdout-flush",
+        "stdout-line-ending",
+        "stdout-strict-json",
+        "stdout-line-size",
+        "envelope",
+        "exit-on-eof",
+        "tools-list",
+        "tool-names",
+        "tools-call-result",
+    }
+)
+CHECKS = {key: replace(check, era="both") if key in BOTH_ERAS else check for key, check in CHECKS.items()}
+
+_MODERN = "MCP 2026-07-28"
+_M_BASE = f"{_MODERN}, Base Protocol"
+_M_STDIO = f"{_MODERN}, Transports > stdio"
+_M_VERSIONS = f"{_MODERN}, Versioning"
+_M_MRTR = f"{_MODERN}, Base Protocol > Patterns > Multi Round-Trip Requests > Basic Workflow"
+_SIX = "server/discover, tools/list, prompts/list, resources/list, resources/templates/list, resources/read"
+MODERN_CHECKS: dict[str, Check] = {
+    c.id: c
+    for c in [
+        Check(
+            "era-probe",
+            "a server/discover probe sent first gets an answer at once: a DiscoverResult or a modern error "
+            "(a modern server), any error (a legacy one), never silence",
+            "described",
+            f"{_M_STDIO} > Backward Compatibility",
+            "a dual-era client probes with server/discover first and falls back to initialize on any other "
+            "error or after a timeout; legacy servers answer with an error or not at all (no keyword binds "
+            "them), and silence makes every dual-era client wait out its timeout before it connects",
+            "answer every request before initialize at once, with an error if nothing else (e.g. -32601 for "
+            "server/discover, or -32600 'initialize first'); never ignore it",
+            era="both",
+        ),
+        Check(
+            "discover-result",
+            "server/discover returns supportedVersions (strings, 2026-07-28 among them) and a capabilities "
+            "object, and the server's name and version in _meta",
+            "MUST",
+            f"{_MODERN}, Server Features > Discovery; schema.ts DiscoverResult",
+            "servers MUST implement server/discover; DiscoverResult requires supportedVersions and capabilities",
+            'answer server/discover with {"resultType": "complete", "supportedVersions": ["2026-07-28"], '
+            '"capabilities": {...}, "ttlMs": 300000, "cacheScope": "public", "_meta": '
+            '{"io.modelcontextprotocol/serverInfo": {"name": ..., "version": ...}}}',
+            also={
+                "server-info": Rule(
+                    "SHOULD",
+                    f"{_MODERN}, Server Features > Discovery > DiscoverResult",
+                    "servers SHOULD include _meta['io.modelcontextprotocol/serverInfo'] (name and version)",
+                    'add "_meta": {"io.modelcontextprotocol/serverInfo": {"name": ..., "version": ...}}',
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "modern-result-type",
+            'every modern result carries resultType: "complete" (or "input_required" where allowed)',
+            "MUST",
+            f"{_M_BASE} > Messages > Responses > ResultType; schema.ts Result",
+            "the result MUST include a resultType field; a value the client does not recognise MUST be "
+            "considered invalid",
+            'put "resultType": "complete" in every result of a request with the 2026-07-28 _meta (an empty '
+            'result is {"resultType": "complete"}); never in a legacy session\'s results',
+            era="modern",
+        ),
+        Check(
+            "modern-cacheable",
+            f"complete results of {_SIX} carry ttlMs (an integer >= 0) and cacheScope (public or private)",
+            "MUST",
+            f"{_MODERN}, Server Features > Utilities > Caching; schema.ts CacheableResult",
+            "servers MUST include caching hints on complete results of these six operations, and MUST "
+            "provide a ttlMs value that is >= 0",
+            'add "ttlMs": 300000 (0 for data that may change at any moment) and "cacheScope": "public" '
+            '("private" for per-user data) to those six results; none on input_required results',
+            era="modern",
+        ),
+        Check(
+            "modern-envelope-errors",
+            "a modern request without params._meta, or whose _meta lacks the protocol version or the client "
+            "capabilities, gets -32602",
+            "MUST",
+            f"{_M_BASE} > General fields > _meta",
+            "a request missing any required field is malformed; the server MUST reject it with -32602 (Invalid params)",
+            'read params._meta of every request first: without "io.modelcontextprotocol/protocolVersion" (a '
+            'string) and "io.modelcontextprotocol/clientCapabilities" (an object), answer -32602 naming the '
+            "missing key, and serve nothing",
+            era="modern",
+        ),
+        Check(
+            "modern-unsupported-version",
+            "a request whose _meta names a version the server does not serve gets -32022 with data.supported "
+            "(a list) and data.requested",
+            "MUST",
+            f"{_M_VERSIONS} > Protocol Version Negotiation; schema.ts UnsupportedProtocolVersionError",
+            "if the server does not implement the requested version it MUST respond with an "
+            "UnsupportedProtocolVersionError listing the versions it supports",
+            'answer {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": '
+            '["2026-07-28"], "requested": <the version asked for>}}',
+            era="modern",
+        ),
+        Check(
+            "modern-removed-methods",
+            "methods 2026-07-28 removed (ping, logging/setLevel, resources/subscribe) get -32601 on a modern "
+            "request, and initialize an error (one that names the versions served)",
+            "described",
+            f"{_MODERN}, Key Changes > Major changes 2, 4 and 5 (initialize, resources/subscribe, ping and "
+            f"logging/setLevel removed); {_M_VERSIONS} > Backward Compatibility",
+            "the revision removed these methods: a modern request for one is a request for a method that does "
+            "not exist (-32601); a modern-only server SHOULD name its versions in its answer to initialize",
+            "answer ping, logging/setLevel, resources/subscribe, resources/unsubscribe and initialize that "
+            "come with the 2026-07-28 _meta with -32601, saying what replaced them",
+            also={
+                "no-reply": _NO_REPLY,
+                "initialize": Rule(
+                    "SHOULD",
+                    f"{_M_VERSIONS} > Backward Compatibility",
+                    "a server that supports only modern versions SHOULD name the protocol versions it supports in "
+                    "any error it returns to an initialize request (legacy clients have no other way to learn them)",
+                    'answer a legacy initialize with an error that names your versions, e.g. {"code": -32022, '
+                    '"message": "this server speaks 2026-07-28 only", "data": {"supported": ["2026-07-28"]}}',
+                ),
+            },
+            era="modern",
+        ),
+        Check(
+            "modern-resource-not-found",
+            "(servers that declare resources) resources/read of an unknown URI gets -32602, never -32002",
+            "MUST",
+            f"{_MODERN}, Server Features > Resources > Error Handling; {_M_BASE} > Messages > Error Codes",
+            "if the requested resource does not exist, servers MUST return -32602 (Invalid Params); "
+            "implementations of this revision MUST NOT emit -32002",
+            'answer an unknown URI on a modern request with {"code": -32602, "message": "Resource not found", '
+            '"data": {"uri": uri}} (-32002 stays for legacy sessions)',
+            era="modern",
+        ),
+        Check(
+            "modern-no-server-requests",
+            "in the modern era the server writes no JSON-RPC request to stdout (elicitation, sampling and "
+            "roots go through input_required results)",
+            "MUST NOT",
+            f"{_M_STDIO} > Receiving Messages",
+            "the server MUST NOT write JSON-RPC requests to stdout",
+            "ask the user through an input_required result (resultType input_required, inputRequests with "
+            "the elicitation/create request) and finish when the client retries with inputResponses",
+            era="modern",
+        ),
+        Check(
+            "modern-input-required",
+            "(tools that ask for input) an input_required result has inputRequests or requestState, asks only "
+            "what the request's capabilities declare, and the retry with the answers is served",
+            "MUST",
+            f"{_M_MRTR} > Server Requirements",
+            "servers MUST include at least one of inputRequests or requestState, MUST NOT send inputRequests "
+            "the client has not declared support for, and the retry is a request like any other",
+            'answer {"resultType": "input_required", "inputRequests": {"confirm": {"method": '
+            '"elicitation/create", "params": {...}}}, "requestState": "..."} only to a request whose _meta '
+            "declares elicitation (else -32021), and serve the retry that carries inputResponses",
+            also={
+                "retry": Rule(
+                    "described",
+                    f"{_M_MRTR.removesuffix(' > Basic Workflow')} > Error Handling",
+                    "the retry carries the answers (here: a declined elicitation); the spec expects it served, and "
+                    "an answer the server cannot use asked again rather than refused",
+                    "serve the retry: act on the answers (a declined confirmation means nothing is done) and "
+                    "return a complete result, or input_required again if something is missing",
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "modern-request-state",
+            "(tools that return requestState) a retry with a tampered requestState is refused",
+            "MUST",
+            f"{_M_MRTR} > Server Requirements",
+            "servers MUST treat requestState as attacker-controlled; where it influences business logic they "
+            "MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification",
+            "sign requestState (hmac.new(key, payload, 'sha256') with a per-process secret key), bind it to "
+            "the tool and its arguments, give it an expiry, and answer a state that fails verification with an "
+            "error (-32602) instead of acting on it",
+            also={
+                "read-only": Rule(
+                    "described",
+                    f"{_M_MRTR} > Server Requirements",
+                    "integrity protection MAY be omitted only when tampering can cause nothing worse than request "
+                    "failure; this tool is annotated read-only, so it may be such a case",
+                    "sign requestState anyway if it names anything the caller may not choose freely",
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "modern-subscriptions",
+            "(servers that declare listChanged or subscribe) subscriptions/listen is acknowledged first, "
+            "with the subscription's id in _meta",
+            "MUST",
+            f"{_MODERN}, Base Protocol > Patterns > Subscriptions > Acknowledgment",
+            "the server MUST send notifications/subscriptions/acknowledged as the first message, carrying the "
+            "subscription's id in _meta under io.modelcontextprotocol/subscriptionId",
+            "answer subscriptions/listen with notifications/subscriptions/acknowledged (params: the accepted "
+            'filter, "_meta": {"io.modelcontextprotocol/subscriptionId": <the request id>}) before any '
+            "notification of it; end it with a complete response when the client cancels",
+            also={
+                "unserved": Rule(
+                    "described",
+                    f"{_MODERN}, Key Changes > Major changes 4",
+                    "change notifications reach a modern client only through subscriptions/listen; a declared "
+                    "listChanged or subscribe that cannot be listened to misleads the client",
+                    "serve subscriptions/listen, or declare listChanged false and no subscribe",
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "era-mixing",
+            "a request of the other era on a connection gets an answer (a result or an error), never silence",
+            "MUST",
+            f"JSON-RPC 2.0 section 4.1; {_M_VERSIONS} > Backward Compatibility",
+            "a request MUST get a response; a dual-era server MAY serve both eras on one process, and one that "
+            "does not answers the other era's traffic with an error",
+            "answer an initialize on a modern connection, and a request with the 2026-07-28 _meta on an "
+            "initialized one, either by serving it or with an error that says why (never ignore it)",
+            era="both",
+        ),
+    ]
+}
+
+CATALOGUE: dict[str, Check] = {**CHECKS, **MODERN_CHECKS, **HTTP_CHECKS}

@@ -23,15 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import CALL_TIMEOUT
+from .catalogue import CATALOGUE, CHECKS, MODERN_CHECKS
 from .context import STARTUP_WARN, Context
+from .era import Eras
 from .flush import judge_flush
 from .language import server_language
 from .launcher import is_launcher, warm_up
 from .main_session import MainSession
+from .modern_session import ModernSession
 from .root_cause import diagnose, order
 from .shop_contract import ShopTruth, judge_digest
 from .stdout_rules import judge_lines
-from .verdicts import STATUSES, Result
+from .verdicts import STATUSES, Findings, Result
 from .versions import PROPOSALS, Negotiation, judge_negotiation, run_version
 
 
@@ -44,6 +47,7 @@ class Report:
     internal_errors: list[str] = field(default_factory=list)  # checker bugs, for stderr
     language: str = "python"  # the server's language, as far as the command tells (for fix wording)
     url: str | None = None  # the MCP endpoint, for a check over Streamable HTTP (command is then [url])
+    eras: str = ""  # for the text report: the eras the server speaks and those judged (era.py)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -60,19 +64,31 @@ class Report:
 
 
 def run_check(
-    argv: Sequence[str], timeout: float = 3.0, call_tools: bool = False, call_timeout: float = CALL_TIMEOUT
+    argv: Sequence[str],
+    timeout: float = 3.0,
+    call_tools: bool = False,
+    call_timeout: float = CALL_TIMEOUT,
+    era: str = "auto",
 ) -> Report:
-    """Check ``argv`` as a stdio MCP server. Raises OSError if the command cannot be started."""
+    """Check ``argv`` as a stdio MCP server in ``era`` ("auto": every era it speaks; "modern",
+    "legacy" or "both"). Raises OSError if the command cannot be started."""
     started = time.monotonic()
-    ctx = Context(list(argv), timeout=timeout, call_tools=call_tools, call_timeout=call_timeout)
+    findings = Findings([*CHECKS, *MODERN_CHECKS])
+    ctx = Context(list(argv), timeout=timeout, call_tools=call_tools, call_timeout=call_timeout, findings=findings)
+    ctx.eras = Eras(era)
     language = ctx.language = server_language(argv)
     truth = ShopTruth.load()
     digest = truth.digest()
     negotiation = Negotiation()
     main = MainSession(ctx, truth)
-    # Five processes: the main session (bad input last), and one per other proposed revision;
-    # for a Python server the 2024-11-05 one runs under PYTHONIOENCODING=cp1252.
-    jobs: list[Callable[[], None]] = [main.run, *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS]]
+    # Six processes: the main session (bad input last), one per other proposed revision (for a
+    # Python server the 2024-11-05 one runs under PYTHONIOENCODING=cp1252), and the modern session.
+    legacy: list[Callable[[], None]] = [main.run, *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS]]
+    modern = [ModernSession(ctx).run]
+    if not ctx.eras.asked("legacy"):
+        jobs: list[Callable[[], None]] = modern
+    else:
+        jobs = legacy + (modern if ctx.eras.asked("modern") else [])
     errors: list[OSError] = []
     internal: list[str] = []
     # A launcher downloads once, alone, first.
@@ -80,15 +96,30 @@ def run_check(
     run_jobs(ctx, jobs, guard(errors, internal), errors, warm)
     if errors:
         raise errors[0]
+    skip_unjudged(ctx.eras, findings)
     received = [(item, probe.revision) for probe in ctx.probes for item in probe.received]
     judge_lines((i.line for i, _ in received), ((i.message, r) for i, r in received if i.json_ok), ctx.findings)
     judge_flush(ctx.probes, ctx.findings)
-    judge_negotiation(ctx, main.negotiated, negotiation)
+    if ctx.eras.judged("legacy"):
+        judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
         judge_digest(truth, digest, ctx.findings)
     results = diagnose(ctx.probes, ctx.findings)  # root causes first, consequences marked
     elapsed = time.monotonic() - started
-    return Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)
+    report = Report(list(argv), results, elapsed, [p.name for p in ctx.probes], internal, language)
+    report.eras = ctx.eras.describe()
+    return report
+
+
+def skip_unjudged(eras: Eras, findings: Findings) -> None:
+    """Every check of an era not judged is skipped, saying why (a modern-only server, --era ...)."""
+    for era in ("legacy", "modern"):
+        if eras.judged(era):
+            continue
+        why = eras.skip_reason(era)
+        for check in findings.checks:
+            if CATALOGUE[check].era == era:
+                findings.skipped(check, why)
 
 
 def guard(errors: list[OSError], internal: list[str]) -> Callable[[Callable[[], None]], None]:
@@ -153,7 +184,7 @@ def run_http_check(
 
     Raises ``BadUrl`` (a ValueError) for a URL that is not http(s), OSError when nothing listens there.
     """
-    from .catalogue import CATALOGUE, STDIO_ONLY
+    from .catalogue import HTTP_CHECKS, STDIO_ONLY
     from .http_checks import all_exchanges, attribute_sse, judge_exchanges, judge_http_envelopes, run_transport_checks
     from .http_probe import split_url
     from .http_session import HttpContext, HttpMainSession
@@ -165,12 +196,13 @@ def run_http_check(
         socket.create_connection((host, port), timeout=max(timeout, 3.0)).close()
     except OSError as exc:
         raise OSError(f"cannot reach {url}: {exc.strerror or exc}") from None
-    findings = Findings(CATALOGUE)
+    findings = Findings([*CHECKS, *HTTP_CHECKS])  # the legacy era's (the modern HTTP checks are to come)
     ctx = HttpContext(
         [url], timeout=timeout, call_tools=call_tools, call_timeout=call_timeout, findings=findings, url=url,
         headers=dict(headers or {}),
     )  # fmt: skip
     ctx.language = "neutral"  # nothing tells the server's language over HTTP
+    ctx.eras = Eras("legacy")  # over HTTP the checker speaks the legacy era (for now)
     for check in STDIO_ONLY:
         findings.skipped(check, STDIO_ONLY_WHY)
     truth = ShopTruth.load()

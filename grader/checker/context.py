@@ -16,6 +16,7 @@ from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
 from . import CALL_TIMEOUT
+from .era import Eras
 from .nudge import NudgingProbe
 from .probe import Probe, Reply, show
 from .verdicts import Findings
@@ -38,6 +39,7 @@ class Context:
     cold_start: float | None = None  # a launcher's first start-up, download included (seconds)
     cold_note: str = ""  # why the warm-up start did not answer, if it did not
     first_up: threading.Event = field(default_factory=threading.Event)  # the first initialize is answered
+    eras: Eras = field(default_factory=Eras)  # the eras asked for (--era) and found (era.py)
 
     @property
     def init_timeout(self) -> float:

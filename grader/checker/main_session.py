@@ -19,6 +19,7 @@ from reference.tools import TOOL_NAME
 
 from .bad_input import BAD_INPUT_CHECKS, judge_first_reply, run_bad_input
 from .context import Context, call_tool, initialize, no_reply_evidence, why_no_reply
+from .era import legacy_opened, mixing_on_legacy
 from .features import judge_prompts, judge_resources
 from .probe import Probe, Received, Reply, show, show_json
 from .shop_contract import ShopTruth, judge_contract, judge_injection
@@ -90,6 +91,7 @@ class MainSession:
             if self.handshake():
                 self.notifications_and_ping()
                 self.ids()
+                mixing_on_legacy(self.ctx, self.probe)
                 tools = self.tools_list()
                 if tools is not None:
                     self.tool_calls(tools)
@@ -104,6 +106,8 @@ class MainSession:
         probe, f = self.probe, self.f
         reply = initialize(probe, self.ctx)  # sent the moment it starts, as hosts do: timed
         self.ctx.first_up.set()  # the other probes may start now
+        if not legacy_opened(self.ctx, reply):
+            return False  # a modern-only server refused initialize: its legacy checks are skipped (era.py)
         self.readable = judge_first_reply(self.ctx, probe, reply)
         if reply.message is not None:
             self.startup = reply.elapsed

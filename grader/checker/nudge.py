@@ -30,6 +30,7 @@ NUDGE_AGAIN = 0.05  # once a reply was seen stuck, later silences are nudged at 
 FLUSHED_WITHIN = 0.5  # a reply this soon after the nudge was held back
 EXIT_WITHIN = 1.0  # a reply this soon after stdin closed was held back (exiting takes a moment more)
 PREFIX = "flush-probe-"  # the nudges' ids
+OPENING = ("initialize", "server/discover")  # a session's first request, in either era: never nudged
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,8 @@ class NudgingProbe(Probe):
         self._nudged_at: float | None = None  # when the nudge for the awaited request went out
 
     def exchange(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
-        if message.get("method") == "initialize" or "id" not in message:
-            # Before initialize is answered a silence is a slow start (startup-time), not a buffer.
+        if message.get("method") in OPENING or "id" not in message:
+            # Before the opening request is answered a silence is a slow start (startup-time), not a buffer.
             return super().exchange(message, timeout)
         limit = self.timeout if timeout is None else timeout
         delay = NUDGE_AGAIN if self.late else min(NUDGE_AFTER, limit / 2)

@@ -1,7 +1,7 @@
 """The report: the same verdicts as words for a person, or as the JSON contract for tools.
 
-PASS  ping                       ping answered {}
-FAIL  notification-silence       the server answered a notification
+PASS  ping                  legacy  ping answered {}
+FAIL  notification-silence  legacy  the server answered a notification
       sent: ["notifications/initialized", ...]
       ...
       rule: [MUST NOT] MCP 2025-11-25, Base Protocol > Notifications; ...: the receiver ...
@@ -45,15 +45,18 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
     out.write(f"mcp-lab check: {target}\n")
     width = max(len(r.id) for r in report.results)
     for result in report.results:
+        era = CATALOGUE[result.id].era  # the era whose sessions judge it: legacy, modern or both
         if result.caused_by:
             # A consequence: one line, and why; its fix is the root's (--json or -v shows its evidence).
             verb = "fails" if result.status == "fail" else "warns"
-            out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {verb} because of {result.caused_by}: ")
+            out.write(
+                f"  {LABEL[result.status]}  {result.id:<{width}}  {era:<6}  {verb} because of {result.caused_by}: "
+            )
             out.write(f"{result.summary}\n        because: {result.evidence.get('because', '')}\n")
             if not verbose:
                 continue
         else:
-            out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {result.summary}\n")
+            out.write(f"  {LABEL[result.status]}  {result.id:<{width}}  {era:<6}  {result.summary}\n")
         if result.status not in ("fail", "warn") and not verbose:
             continue
         evidence = dict(result.evidence)
@@ -84,6 +87,8 @@ def write_text(report: Report, out: TextIO, verbose: bool = False) -> None:
             out.write(f"        rule: {rule.label}: {rule.text}\n")
             out.write(f"        fix: {CATALOGUE[result.id].fix_for(report.language, rule)}\n")
     c = report.counts
+    if report.eras:
+        out.write(f"eras: {report.eras}\n")
     out.write(
         f"checks: {c['pass']} pass, {c['fail']} fail, {c['warn']} warn, {c['skip']} skip "
         f"({report.wall_seconds:.1f} s, {len(report.probes)} {'sessions' if report.url else 'server processes'})\n"

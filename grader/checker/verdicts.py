@@ -54,7 +54,13 @@ class Result:
     caused_by: str | None = None  # the check whose failure this one follows from (root_cause.py)
 
     def as_json(self) -> dict[str, Any]:
-        data = {"id": self.id, "status": self.status, "summary": self.summary, "evidence": dict(self.evidence)}
+        data = {
+            "id": self.id,
+            "era": CATALOGUE[self.id].era,  # "legacy", "modern" or "both": the sessions that judge it
+            "status": self.status,
+            "summary": self.summary,
+            "evidence": dict(self.evidence),
+        }
         if self.caused_by:
             data["caused_by"] = self.caused_by
         return data

@@ -50,6 +50,8 @@ def run_version(ctx: Context, proposed: str, negotiation: Negotiation) -> None:
     probe = ctx.start(f"version {proposed}" + (" (cp1252)" if code_page else ""), env=ENV if code_page else None)
     try:
         reply = initialize(probe, ctx, version=proposed)
+        if reply.error is not None and not ctx.eras.settled("legacy", ctx.init_timeout + ctx.timeout + 5.0):
+            return  # a modern-only server refuses initialize: its legacy checks are skipped (era.py)
         result = reply.result if isinstance(reply.result, dict) else {}
         if reply.error is not None:
             negotiation.refused[proposed] = reply.error

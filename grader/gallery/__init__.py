@@ -29,6 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BASE = HERE / "base.py"  # the healthy server: it passes every check
+MODERN_BASE = HERE / "modern_base.py"  # the healthy modern-only server (2026-07-28): it passes every check
 HTTP_DIR = HERE / "over_http"
 HTTP_BASE = HTTP_DIR / "base.py"  # the healthy HTTP server: it passes every check over HTTP
 
@@ -43,6 +44,8 @@ class Exhibit:
     field_failure: int | None  # row number in research/field-failures.md; None for subtle variants
     path: Path  # the exhibit's file
     transport: str = "stdio"  # or "http": a Streamable HTTP server that prints its URL
+    era: str = "legacy"  # "modern": a 2026-07-28 server (modern_base.py), which refuses initialize
+    options: tuple[str, ...] = ()  # what mcp-lab check needs to see the defect (e.g. --call-tools)
 
 
 # name, field-failures row, check, expect, symptom, explanation
@@ -501,6 +504,124 @@ _EXHIBITS: dict[str, Exhibit] = {
     name: Exhibit(name, symptom, explanation, check, expect, row, HERE / f"{name}.py")
     for name, row, check, expect, symptom, explanation in _TABLE
 }
+
+# The modern era (MCP 2026-07-28): name, check, expect, checker options, symptom, explanation. All but
+# silent_before_initialize (a legacy server) subclass the healthy modern-only server of modern_base.py.
+_MODERN_TABLE: list[tuple[str, str, str, tuple[str, ...], str, str]] = [
+    (
+        "no_result_type",
+        "modern-result-type",
+        "fail",
+        (),
+        "The official SDK 2.x client in its 2026 mode rejects every answer as an invalid result; older clients work.",
+        "wrap() drops resultType from complete results ('complete is the default anyway'). It is the default "
+        "only for a client reading a legacy server; in 2026-07-28 every result MUST say what it is, so a modern "
+        'client cannot tell a finished answer from one that needs input. Fix: put "resultType": "complete" '
+        "in every result of a request that carries the 2026-07-28 _meta (and none in a legacy session).",
+    ),
+    (
+        "resource_not_found_legacy_code",
+        "modern-resource-not-found",
+        "fail",
+        (),
+        "Reading a resource that does not exist shows 'error -32002' in modern clients, which have no "
+        "name for that code.",
+        "read_resource() raises the legacy 'Resource not found' (-32002) for an unknown URI. 2026-07-28 retired "
+        "-32002: a server of that revision MUST NOT emit it, and MUST answer an unknown resource with -32602 "
+        "(Invalid params). Fix: raise -32602 with data {uri} in the modern era (-32002 stays for a legacy "
+        "session's resources/read).",
+    ),
+    (
+        "discover_without_ttl",
+        "modern-cacheable",
+        "fail",
+        (),
+        "Clients that cache server/discover ask for it again before every request.",
+        "wrap() removes ttlMs from the server/discover result ('discover is called once; nobody caches it'). "
+        "server/discover is one of the six cacheable results: each complete result of them MUST carry ttlMs "
+        "(an integer >= 0) and cacheScope; a missing ttlMs reads as 0, stale at once. Fix: keep the caching "
+        "hints on every complete result of server/discover, tools/list, prompts/list, resources/list, "
+        "resources/templates/list and resources/read.",
+    ),
+    (
+        "silent_before_initialize",
+        "era-probe",
+        "warn",
+        (),
+        "Old clients connect at once; every 2026 client (the SDK 2.x in auto mode) hangs for seconds before "
+        "it connects.",
+        "handle_request() drops every request that comes before initialize ('clients initialize first'), so "
+        "the server/discover probe a dual-era client sends first gets no answer, and the client waits out its "
+        "timeout before it falls back to initialize. The spec expects legacy servers to answer such a probe "
+        "with an error or not at all (no keyword), hence a warning. Fix: answer a request before initialize at "
+        "once, with an error if nothing else (-32601 for server/discover).",
+    ),
+    (
+        "version_error_without_supported",
+        "modern-unsupported-version",
+        "fail",
+        (),
+        "A client that asks for another protocol version gets 'unsupported protocol version' and gives up "
+        "instead of retrying.",
+        "read_meta() refuses a version it does not serve with -32022 but drops the error's data. The client "
+        "learns the versions to retry with only from data.supported: the error MUST list them (and say what "
+        'was requested). Fix: answer -32022 with data {supported: ["2026-07-28"], requested: <the version>}.',
+    ),
+    (
+        "request_state_trusted",
+        "modern-request-state",
+        "fail",
+        ("--call-tools",),
+        "Users confirm 'Cancel order 5?', and sometimes another order is cancelled.",
+        "read_state() decodes the requestState of the confirmation round trip without checking its signature "
+        "('we made it, so it is ours'). But the client sends it back, and anyone can edit it: the retry cancels "
+        "whatever order the state names. requestState is attacker-controlled; where it drives business logic "
+        "the server MUST protect its integrity and MUST reject state that fails verification. Fix: verify the "
+        "HMAC (hmac.compare_digest) before using the state, and refuse a bad one with an error. (mcp-lab check "
+        "calls cancel_order only with --call-tools: it is not read-only.)",
+    ),
+    (
+        "elicits_over_stdout",
+        "modern-no-server-requests",
+        "fail",
+        (),
+        "Modern clients log 'unexpected request from server' on every tool call, and the question never "
+        "reaches the user.",
+        "call_tool() writes an elicitation/create request to stdout before it answers, as legacy servers "
+        "could. In 2026-07-28 the server MUST NOT write JSON-RPC requests to stdout: there is no channel for "
+        "the answer. Fix: ask through the tool's result instead (resultType input_required with the "
+        "elicitation in inputRequests) and finish when the client retries with inputResponses.",
+    ),
+    (
+        "envelope_unchecked",
+        "modern-envelope-errors",
+        "fail",
+        (),
+        "Every client works, but requests from a legacy client that never sent initialize are served as if "
+        "they were 2026-07-28 requests.",
+        "read_meta() fills in a missing _meta ('be liberal in what you accept'): a request without the "
+        "protocol version and client capabilities is served with guessed ones, so the server acts on "
+        "capabilities the client never declared. A request missing a required _meta field is malformed and "
+        "MUST get -32602. Fix: check params._meta on every request before serving it.",
+    ),
+]
+
+_EXHIBITS.update(
+    {
+        name: Exhibit(
+            name,
+            symptom,
+            explanation,
+            check,
+            expect,
+            None,
+            HERE / f"{name}.py",
+            era="legacy" if name == "silent_before_initialize" else "modern",
+            options=options,
+        )
+        for name, check, expect, options, symptom, explanation in _MODERN_TABLE
+    }
+)
 
 
 # name, check, symptom, explanation: Streamable HTTP servers, each failing its check
