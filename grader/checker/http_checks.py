@@ -58,6 +58,8 @@ def run_transport_checks(ctx: HttpContext) -> None:
     probe = ctx.start("transport")
     try:
         reply = initialize(probe, ctx)  # type: ignore[arg-type]
+        if not isinstance(reply.result, dict) and not ctx.eras.settled("legacy", ctx.init_timeout + ctx.timeout + 5):
+            return  # a modern-only endpoint refused initialize: its legacy checks are skipped (era.py)
         if reply.message is None:
             for check in TRANSPORT_CHECKS:
                 f.skipped(check, "not judged: initialize got no response (see initialize-result)")
