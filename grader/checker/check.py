@@ -221,6 +221,7 @@ def run_http_check(
     if not ctx.eras.asked("legacy"):
         jobs = modern
         ctx.first_up.set()  # no initialize to wait for
+        findings.unreached = ctx.eras.skip_reason("legacy")  # the checks the legacy session judges over HTTP
     else:
         jobs = legacy + (modern if ctx.eras.asked("modern") else [])
     errors: list[OSError] = []
