@@ -61,7 +61,10 @@ def test_the_reference_passes_every_check_of_both_eras_over_http(reference: Http
     assert checks["initialize-result"]["status"] == "pass"
     headers = checks["http-modern-headers"]["summary"]
     assert "400 with -32020 for 6 header faults" in headers and "=?base64?" in headers
-    assert "404 with -32601" in checks["http-modern-status"]["summary"]
+    assert (
+        "404 with -32601" in checks["http-modern-status"]["summary"]
+        and "403 for Origin" in checks["http-modern-status"]["summary"]
+    )
     assert "a stale one sent was ignored" in checks["http-modern-no-session"]["summary"]
     assert "tools/call" in checks["http-modern-result"]["summary"]
 
@@ -99,6 +102,9 @@ def test_a_modern_only_endpoint_is_not_failed_for_refusing_initialize() -> None:
     assert code == 0 and findings(report) == {}, findings(report)
     checks = by_id(report)
     assert all(checks[i]["status"] == "pass" for i in MODERN)
+    # The tools are judged in the modern session over HTTP, as the stdio modern session does.
+    assert all(checks[i]["status"] == "pass" for i in ("tools-list", "tool-names", "tools-call-result", "envelope"))
+    assert "under 2026-07-28 over HTTP" in checks["tools-call-result"]["summary"]
     for check in LEGACY:
         summary = checks[check]["summary"]
         assert checks[check]["status"] == "skip" and summary.startswith("not judged: a modern-only server"), summary

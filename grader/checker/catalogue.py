@@ -708,14 +708,17 @@ HTTP_CHECKS: dict[str, Check] = {
         ),
         Check(
             "http-modern-status",
-            "(2026-07-28) -32602 and -32022 come with 400, an unknown method with 404 and -32601, a notification "
-            "with 202 and no body (or an error status); GET and DELETE get 405",
+            "(2026-07-28) -32602 and -32022 come with 400, an unknown method with 404 and -32601, a foreign Origin "
+            "with 403, a notification with 202 and no body (or an error status); GET and DELETE get 405",
             "MUST",
-            f"{_M_HTTP} > Protocol Version Header, Sending Messages; {_MH}, Base Protocol > General fields",
+            f"{_M_HTTP} > Protocol Version Header, Sending Messages, Security & Endpoint; {_MH}, Base Protocol > "
+            "General fields",
             "on HTTP a malformed envelope MUST get 400, an unsupported version 400 with -32022, a method the "
-            "server does not implement 404 with -32601; an accepted notification MUST get 202 with no body",
+            "server does not implement 404 with -32601, an invalid Origin 403; an accepted notification MUST get "
+            "202 with no body",
             "map the JSON-RPC error to the HTTP status: -32602, -32020, -32021 and -32022 are 400, -32601 is 404; "
-            "answer an accepted notification with 202 and an empty body; GET and DELETE with 405",
+            "answer an accepted notification with 202 and an empty body; a foreign Origin with 403 (modern requests "
+            "too); GET and DELETE with 405",
             also={
                 "get-delete": Rule(
                     "SHOULD",

@@ -38,10 +38,11 @@ from reference.mcp_headers import METHOD_HEADER, NAME_HEADER, NAMED_BY
 from reference.stateless import MODERN
 
 from .http_probe import SESSION_HEADER, VERSION_HEADER, Exchange
+from .main_session import judge_tools
 from .modern_checks import cacheable_problems, discover_problems, result_type_problem
-from .modern_session import MODERN_ERRORS, UNKNOWN_VERSION, meta
+from .modern_session import MODERN_ERRORS, UNKNOWN_VERSION, Revised, meta
 from .probe import show_json
-from .tool_calls import example_arguments, is_shop, safe_to_call
+from .tool_calls import example_arguments, is_shop, result_problem, safe_to_call
 
 HEADER_MISMATCH = errors.HEADER_MISMATCH.code  # -32020
 INVALID_PARAMS, METHOD_NOT_FOUND = errors.INVALID_PARAMS.code, errors.METHOD_NOT_FOUND.code
@@ -198,14 +199,11 @@ class ModernHttp:
         self.judge_results(result)
 
     def features(self) -> None:
-        """What discover declares, listed; one safe tool called and one resource read (Mcp-Name)."""
+        """What discover declares, listed; the safe tools called (tools-list, tool-names and
+        tools-call-result, judged under 2026-07-28 as on stdio) and one resource read (Mcp-Name)."""
         caps = self.capabilities
-        tools: list[dict[str, Any]] = []
         if "tools" in caps:
-            sent = self.post("tools/list", id="tools-list")
-            found = answer(sent, "tools-list") or {}
-            listed = (found.get("result") or {}).get("tools") if isinstance(found.get("result"), dict) else None
-            tools = [t for t in listed or [] if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            self.tools()
         if "prompts" in caps:
             self.post("prompts/list", id="prompts-list")
         resources: list[Any] = []
@@ -215,18 +213,54 @@ class ModernHttp:
             result = found.get("result") if isinstance(found.get("result"), dict) else {}
             resources = [r for r in result.get("resources") or [] if isinstance(r, dict)]
             self.post("resources/templates/list", id="templates-list")
-        safe = [t for t in tools if safe_to_call(t, is_shop(tools), self.ctx.call_tools)]
-        if safe:
-            tool = safe[0]
-            params = {"name": tool["name"], "arguments": example_arguments(tool.get("inputSchema"))}
-            sent = self.post("tools/call", params, id="call", headers=None)
-            if sent.status == 200 and answer(sent, "call") is not None:
-                self.named = ("tools/call", params)
         uri = next((r["uri"] for r in resources if isinstance(r.get("uri"), str)), None)
         if uri is not None:
             sent = self.post("resources/read", {"uri": uri}, id="read")
             if self.named is None and sent.status == 200 and answer(sent, "read") is not None:
                 self.named = ("resources/read", {"uri": uri})
+
+    def tools(self) -> None:
+        f = Revised(self.f)
+        tools: list[Any] = []
+        cursor = None
+        for page in range(20):
+            sent = self.post("tools/list", {"cursor": cursor} if cursor else None, id=f"tools-list-{page}")
+            found = answer(sent, f"tools-list-{page}") or {}
+            result = found.get("result")
+            listed = result.get("tools") if isinstance(result, dict) else None
+            if not isinstance(listed, list):
+                why = f"{MODERN} tools/list over HTTP: {got(sent, f'tools-list-{page}')}, no tools list"
+                f.failed("tools-list", why, self.evidence_of(sent, "a ListToolsResult"))
+                return
+            tools += listed
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        judge_tools(tools, f)
+        named = [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        safe = [t for t in named if safe_to_call(t, is_shop(named), self.ctx.call_tools)]
+        bad: list[str] = []
+        for n, tool in enumerate(safe):
+            params = {"name": tool["name"], "arguments": example_arguments(tool.get("inputSchema"))}
+            sent = self.post("tools/call", params, id=f"call-{n}")
+            found = answer(sent, f"call-{n}")
+            result = found.get("result") if found else None
+            if found is None or sent.status is None:
+                bad.append(f"{tool['name']}: {got(sent, f'call-{n}')}, no reply")
+            elif isinstance(result, dict) and result.get("resultType") == "input_required":
+                continue  # asking first: the stdio modern session judges the round trip
+            elif "error" not in found and (problem := result_problem(result)):
+                bad.append(f"{tool['name']}: {problem} (received {show_json(result, 150)})")
+            if self.named is None and sent.status == 200 and found is not None:
+                self.named = ("tools/call", params)
+        if bad:
+            f.failed("tools-call-result", bad[0], {"problems": bad})
+        elif safe:
+            f.passed(
+                "tools-call-result", f"{len(safe)} tool(s) called under {MODERN} over HTTP; every result well-formed"
+            )
+        else:
+            f.skipped("tools-call-result", "no tool is annotated readOnlyHint: true; pass --call-tools to call them")
 
     # -- http-modern-headers -----------------------------------------------------------------------
     def headers(self) -> None:
@@ -332,6 +366,12 @@ class ModernHttp:
             ),
             ("an unknown method", self.post(UNKNOWN_METHOD, id="s3"), "s3", 404, (METHOD_NOT_FOUND,)),
         ]
+        from .http_checks import FOREIGN_ORIGIN  # here: http_checks imports this module's importer
+
+        foreign = self.post("server/discover", id="s4", headers={"Origin": FOREIGN_ORIGIN})
+        if foreign.status != 403:
+            wrong.append(f"Origin: {FOREIGN_ORIGIN}: {got(foreign, 's4')}, not 403 Forbidden")
+            first = self.evidence_of(foreign, "403 Forbidden")
         for what, sent, id, status, codes in cases:
             if sent.status != status or error_code(sent, id) not in codes:
                 wrong.append(f"{what}: {got(sent, id)}, not {status} with {codes[0]}")
@@ -361,8 +401,8 @@ class ModernHttp:
         elif not wrong:
             f.passed(
                 "http-modern-status",
-                f"400 for -32602 and -32022, 404 with -32601 for an unknown method, {note.status} for a notification, "
-                "405 for GET and DELETE",
+                f"400 for -32602 and -32022, 404 with -32601 for an unknown method, 403 for Origin: {FOREIGN_ORIGIN}, "
+                f"{note.status} for a notification, 405 for GET and DELETE",
             )
 
     # -- http-modern-no-session --------------------------------------------------------------------
