@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,17 @@ def test_the_sdk_http_server_gets_no_false_failure_in_either_era() -> None:
 def test_the_mcp_name_values_written_are_those_the_reference_decodes(value: str) -> None:
     assert decode_value(header_value(value)) == value and decode_value(forced_base64(value)) == value
     assert header_value(value) == value or header_value(value).startswith("=?base64?")
+
+
+def test_a_modern_request_that_hangs_is_a_failure_in_bounded_time() -> None:
+    with http_child([sys.executable, str(ROOT / "tests" / "servers" / "http_modern_hangs.py"), "--port", "0"]) as url:
+        start = time.monotonic()
+        report, code, _ = check_url(url, "--timeout", "1", timeout=120)
+        elapsed = time.monotonic() - start
+    assert code == 1 and elapsed < 60, elapsed  # one wait of the timeout, not one per request left
+    assert findings(report) == {"http-modern-result": "fail"}, findings(report)
+    checks = by_id(report)
+    assert checks["http-modern-result"]["summary"].startswith("tools/list (a 2026-07-28 POST) got no whole HTTP")
+    for check in ("http-modern-headers", "http-modern-status", "http-modern-no-session"):
+        assert checks[check]["status"] == "skip" and checks[check]["summary"].startswith("not reached: tools/list")
+    assert checks["tools-list"]["status"] == "pass"  # the legacy session lists the tools (by_revision: one era)

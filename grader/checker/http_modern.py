@@ -109,8 +109,18 @@ def miss(sent: Exchange, id: Any, status: int, code: int) -> str | None:
     return f"{got(sent, id)}, not {status} with {code}"
 
 
+class Stalled(Exception):
+    """A modern POST that got no whole response in time."""
+
+    def __init__(self, method: str, sent: Exchange) -> None:
+        super().__init__(method)
+        self.method, self.sent = method, sent
+
+
 class ModernHttp:
     """One modern client over HTTP: every request its own POST, enveloped and with its headers."""
+
+    current = ""  # the check being judged (after discover): a hung request is its failure
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
@@ -131,6 +141,7 @@ class ModernHttp:
         headers: dict[str, str | None] | None = None,
         envelope: bool = True,
         version: str = MODERN,
+        timeout: float | None = None,
     ) -> Exchange:
         """A modern POST: ``_meta`` (unless ``envelope`` is false) and the routing headers, then
         ``headers`` (None leaves one out); a result that comes back is kept for http-modern-result."""
@@ -145,7 +156,9 @@ class ModernHttp:
         if isinstance(target, str):
             routing[NAME_HEADER] = header_value(target)
         wire = self.probe.headers_for({**routing, **(headers or {})})
-        sent = self.probe.http("POST", encode(body).rstrip(b"\n"), wire, "modern", want=id)
+        sent = self.probe.http("POST", encode(body).rstrip(b"\n"), wire, "modern", timeout, want=id)
+        if self.current and sent.error and "within" in sent.error:
+            raise Stalled(method, sent)  # a hung request: the rest would each wait as long
         found = answer(sent, id)
         if found is not None and isinstance(found.get("result"), dict) and sent.status == 200:
             self.results.append((method, found["result"], show_json(body, 200)))
@@ -163,7 +176,7 @@ class ModernHttp:
     def run(self) -> None:
         eras = self.ctx.eras
         try:
-            sent = self.post("server/discover", id="discover")
+            sent = self.post("server/discover", id="discover", timeout=self.ctx.init_timeout)
             self.discover = sent
             spoken = speaks_modern(sent, "discover")
             how = f"server/discover got {got(sent, 'discover')}"
@@ -192,11 +205,29 @@ class ModernHttp:
         result = found.get("result") if found else None
         if isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
             self.capabilities = result["capabilities"]
-        self.features()
-        self.headers()
-        self.status()
-        self.no_session()
+        try:
+            self.current = "http-modern-result"  # the check a hung request is reported under
+            self.features()
+            self.current = "http-modern-headers"
+            self.headers()
+            self.current = "http-modern-status"
+            self.status()
+            self.current = "http-modern-no-session"
+            self.no_session()
+        except Stalled as stall:
+            self.stalled(stall)
+        self.current = ""
         self.judge_results(result)
+
+    def stalled(self, stall: Stalled) -> None:
+        """A modern request got no whole response: a failure of the check it was for (a request
+        MUST get a response); the checks it kept from running are not reached."""
+        why = f"{stall.method} (a {MODERN} POST) got {stall.sent.error}"
+        check = self.current if self.current != "http-modern-no-session" else "http-modern-status"  # (a SHOULD)
+        self.f.failed(check, f"{why}: a request MUST get a response", self.evidence_of(stall.sent, "a response"))
+        for check in MODERN_HTTP_CHECKS[:-1]:
+            if self.f.status(check) is None:
+                self.f.skipped(check, f"not reached: {why}")
 
     def features(self) -> None:
         """What discover declares, listed; the safe tools called (tools-list, tool-names and
