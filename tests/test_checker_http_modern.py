@@ -164,3 +164,16 @@ def test_a_modern_request_that_hangs_is_a_failure_in_bounded_time() -> None:
     for check in ("http-modern-headers", "http-modern-status", "http-modern-no-session"):
         assert checks[check]["status"] == "skip" and checks[check]["summary"].startswith("not reached: tools/list")
     assert checks["tools-list"]["status"] == "pass"  # the legacy session lists the tools (by_revision: one era)
+
+
+def test_with_a_bearer_token_both_eras_are_judged_and_without_it_the_skip_says_so(shop_db: Path) -> None:
+    server = HttpServer(["--db", str(shop_db), "--auth-token", "s3cret-modern"])
+    try:
+        given, code, output = check_url(server.url, "--header", "Authorization: Bearer s3cret-modern")
+        bare, _, _ = check_url(server.url)
+    finally:
+        server.stop()
+    assert code == 0 and findings(given) == {} and all(statuses(given)[i] == "pass" for i in MODERN)
+    assert "s3cret-modern" not in output
+    reason = by_id(bare)["http-modern-headers"]["summary"]
+    assert "HTTP 401" in reason and "--header 'Authorization: Bearer TOKEN'" in reason

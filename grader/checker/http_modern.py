@@ -180,6 +180,8 @@ class ModernHttp:
             self.discover = sent
             spoken = speaks_modern(sent, "discover")
             how = f"server/discover got {got(sent, 'discover')}"
+            if sent.status == 401 and not any(k.lower() == "authorization" for k in self.probe.user_headers):
+                how += " (credentials needed: give them with --header 'Authorization: Bearer TOKEN')"
             eras.set_modern(spoken, how)
             if not eras.settled("modern", self.ctx.init_timeout + self.ctx.timeout + 5.0):
                 return  # skipped with the reason at the end (check.skip_unjudged)
