@@ -646,6 +646,7 @@ HTTP_CHECKS: dict[str, Check] = {
             "Content-Type: application/json (one JSON object)",
             "send the JSON-RPC response as the body with Content-Type: application/json, or an SSE stream with "
             "Content-Type: text/event-stream",
+            era="both",  # 2026-07-28 says the same (Sending Messages): both eras' replies are judged
         ),
         Check(
             "http-sse",
@@ -658,6 +659,7 @@ HTTP_CHECKS: dict[str, Check] = {
             "the request MUST get its response",
             "write each message as 'event: message\\ndata: ' + json.dumps(msg) + '\\n\\n': compact JSON on "
             "one data line (no indent=), a blank line after every event",
+            era="both",
         ),
         Check(
             "http-auth",

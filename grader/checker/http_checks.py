@@ -323,7 +323,15 @@ def judge_exchanges(exchanges: list[Exchange], f: Findings) -> None:
         f.passed("http-notification-202", f"{len(posted)} notification(s) and response(s) got 202 and no body{note}")
     else:
         f.skipped("http-notification-202", "not reached: no notification was sent (no session began)")
-    requests = [e for e in exchanges if e.kind == "request" and e.status is not None and 200 <= e.status < 300]
+    # Both eras' requests: the legacy sessions', and the modern session's (http_modern.py: kind "modern",
+    # a request when it waits for a reply's id).
+    requests = [
+        e
+        for e in exchanges
+        if (e.kind == "request" or (e.kind == "modern" and e.want is not None))
+        and e.status is not None
+        and 200 <= e.status < 300
+    ]
     bad = []
     for sent in requests:
         if sent.content_type not in (JSON_TYPE, SSE_TYPE):

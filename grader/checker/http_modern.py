@@ -37,7 +37,7 @@ from reference.framing import encode
 from reference.mcp_headers import METHOD_HEADER, NAME_HEADER, NAMED_BY
 from reference.stateless import MODERN
 
-from .http_probe import SESSION_HEADER, VERSION_HEADER, Exchange
+from .http_probe import SESSION_HEADER, SSE_TYPE, VERSION_HEADER, Exchange
 from .main_session import judge_tools
 from .modern_checks import cacheable_problems, discover_problems, result_type_problem
 from .modern_session import MODERN_ERRORS, UNKNOWN_VERSION, Revised, meta
@@ -237,6 +237,8 @@ class ModernHttp:
         caps = self.capabilities
         if "tools" in caps:
             self.tools()
+        # A reply as an SSE stream, for a client that accepts only that (http-sse judges it; 406 is allowed).
+        self.post("tools/list" if "tools" in caps else "server/discover", id="sse", headers={"Accept": SSE_TYPE})
         if "prompts" in caps:
             self.post("prompts/list", id="prompts-list")
         resources: list[Any] = []
