@@ -20,6 +20,7 @@
     mcp-lab course init DIR | points          the instructor's nbgrader course; points per stage
     mcp-lab course kit DIR                    the learner kit of a graded class (no keys, no sources)
     mcp-lab course grade STAGE [--jobs N]     grade every submission outside the learners' kernels
+    mcp-lab course export STAGE|--all         grades.csv: a row per student, with a status and the flags
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
 """
@@ -202,6 +203,18 @@ def build_parser() -> Parser:
         "--student", action="append", metavar="ID", help="grade only this student's submission (again for more)"
     )
 
+    export = course_commands.add_parser(
+        "export",
+        help="write grades.csv: one row per student and stage, with a status and the flags",
+        description="One row per student on nbgrader's roster (and per student who handed in) for each stage: "
+        "status (graded, not submitted, grading failed, unreadable, not graded), score, maximum and flags.",
+    )
+    which = export.add_mutually_exclusive_group(required=True)
+    which.add_argument("stage", metavar="STAGE", nargs="?", help="the assignment, e.g. 02-messages")
+    which.add_argument("--all", action="store_true", help="every released stage")
+    export.add_argument("--to", metavar="FILE", default="grades.csv", help="the CSV to write (default: grades.csv)")
+    export.add_argument("--course", metavar="DIR", default=".", help="the course folder (default: here)")
+
     db = commands.add_parser("db", help="the shop database")
     db_commands = db.add_subparsers(dest="db_command", required=True, parser_class=Parser, metavar="ACTION")
     build = db_commands.add_parser("build", help="build the shop database from data/")
@@ -365,7 +378,7 @@ def course_cli(args: argparse.Namespace) -> int:
         return 0
     from .course.kit import is_kit
 
-    if is_kit() and args.course_command in ("grade", "init", "kit"):
+    if is_kit() and args.course_command in ("grade", "init", "kit", "export"):
         name = args.course_command
         raise UsageError(f"mcp-lab course {name}: not in a learner kit (the instructor's repository does it)")
     if args.course_command == "kit":
@@ -387,6 +400,15 @@ def course_cli(args: argparse.Namespace) -> int:
             return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs, args.student)
         except GradeError as exc:
             raise UsageError(f"mcp-lab course grade: {exc}") from None
+    if args.course_command == "export":
+        from .grading.export import ExportError
+        from .grading.export import run as export
+
+        try:
+            stage = None if args.all else args.stage.rstrip("/")
+            return export(Path(args.course).resolve(), stage, Path(args.to))
+        except ExportError as exc:
+            raise UsageError(f"mcp-lab course export: {exc}") from None
     if args.course_command == "points":
         chosen = build.stages()
         width = max(len(s.name) for s in chosen)

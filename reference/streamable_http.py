@@ -213,12 +213,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", content_type)
         for name, value in headers.items():
             self.send_header(name.replace("_", "-"), value)
-        self.send_header("Content-Length", str(len(body)))
+        if status != 204:  # RFC 9110 section 8.6: a 204 has no content, and so no Content-Length
+            self.send_header("Content-Length", str(len(body)))
         if self.unread_body:  # the rest of the request is still on the connection: end it
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command != "HEAD" and status != 204:
             self.wfile.write(body)
 
     def fail(self, status: int, message: str, code: int = INVALID_REQUEST_CODE, **headers: str) -> None:

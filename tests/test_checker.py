@@ -98,6 +98,34 @@ def test_text_report_names_every_check_and_the_totals() -> None:
     assert "eras: modern spoken (server/discover answered a result); legacy spoken" in done.stdout
 
 
+def test_a_notification_named_like_a_request_must_get_no_reply(tmp_path: Path) -> None:
+    """A server that takes every method outside notifications/ for a request answers {"method": "ping"}
+    (no id): notification-silence fails under JSON-RPC's rule, though every well-named notification is quiet."""
+    server = tmp_path / "by_name.py"
+    server.write_text(
+        "from grader.gallery.base import ShopServer\n"
+        "class Server(ShopServer):\n"
+        "    def is_notification(self, message):\n"
+        "        return str(message.get('method')).startswith('notifications/')\n"
+        "    def handle_message(self, message):\n"
+        "        if isinstance(message, dict) and 'id' not in message and not self.is_notification(message):\n"
+        "            self.handle_request(None, message.get('method'), message.get('params', {}))\n"
+        "            return\n"
+        "        super().handle_message(message)\n"
+        "Server.main()\n",
+        encoding="utf-8",
+    )
+    report, code, _ = check_json([sys.executable, str(server)])
+    assert code == 1
+    failing = {c["id"]: c for c in report["checks"] if c["status"] == "fail"}
+    assert set(failing) == {"notification-silence"}, failing
+    silence = failing["notification-silence"]
+    assert silence["summary"].startswith('the server answered {"jsonrpc":"2.0","method":"ping"}')
+    assert '"id":null' in silence["evidence"]["received"].replace(" ", "")
+    assert silence["evidence"]["source"].startswith("JSON-RPC 2.0 section 4.1")
+    assert silence["evidence"]["keyword"] == "MUST NOT" and '"id" not in msg' in silence["evidence"]["fix"]
+
+
 def test_a_failure_is_explained_with_sent_received_expected_rule_and_fix(tmp_path: Path) -> None:
     server = tmp_path / "answers_notifications.py"
     server.write_text(
@@ -149,7 +177,8 @@ def test_sdk_server_report_is_honest() -> None:
     isError results under every revision (which 2025-06-18 allows too: a pass, revision by revision).
     It declares resources and prompts (none of either): an unknown resource gets -32602 and an
     unknown prompt error 0, where the spec's SHOULDs say -32002 and -32602 (warnings).
-    The stdout rules all hold."""
+    The stdout rules all hold. It speaks both eras (MCP 2026-07-28 too): in the modern one it
+    skips the same unparseable lines, and every modern check that applies passes."""
     report, code, _ = check_json(SDK_SERVER)
     found = statuses(report)
     checks = {c["id"]: c for c in report["checks"]}

@@ -151,6 +151,29 @@ def test_each_http_exhibit_fails_its_check_and_nothing_else(name: str) -> None:
     assert failed["evidence"]["received"] and failed["era"] == HTTP_CHECKS[exhibit.check].era
 
 
+def test_a_204_with_content_length_fails_http_session(tmp_path: Path) -> None:
+    """RFC 9110: a 204 has no content, and a server MUST NOT send Content-Length with it (the helper that
+    sends Content-Length: 0 with every reply did, in stage 12's lesson)."""
+    server = tmp_path / "no_content_with_length.py"
+    server.write_text(
+        "from grader.gallery.over_http.base import HttpShop, main\n"
+        "class Server(HttpShop):\n"
+        "    def reply(self, status, body=b'', content_type=None, **headers):\n"
+        "        if status != 204:\n"
+        "            return super().reply(status, body, content_type, **headers)\n"
+        "        self.send_response(204)\n"
+        "        self.send_header('Content-Length', '0')\n"
+        "        self.end_headers()\n"
+        "raise SystemExit(main(Server))\n",
+        encoding="utf-8",
+    )
+    with http_child([sys.executable, str(server)]) as url:
+        report, code, _ = check_url(url)
+    assert code == 1 and findings(report) == {"http-session": "fail"}, findings(report)
+    failed = next(c for c in report["checks"] if c["id"] == "http-session")
+    assert "Content-Length: 0" in failed["summary"] and failed["evidence"]["source"].startswith("RFC 9110")
+
+
 def test_the_http_base_passes_every_check() -> None:
     with http_child([sys.executable, str(gallery.HTTP_BASE)]) as url:
         report, code, _ = check_url(url)

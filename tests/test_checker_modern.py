@@ -177,6 +177,14 @@ def test_era_legacy_fails_a_modern_only_server_and_era_modern_judges_it_alone() 
     assert "(1 server processes)" in text or re.search(r"\(\d+\.\d s, 1 server process", text)
 
 
+def test_era_both_fails_a_modern_only_server_once_in_the_legacy_era() -> None:
+    """Asked for by name, the legacy era of a modern-only server fails at initialize, and only there."""
+    report, code = check(MODERN_BASE, "--era", "both")
+    assert code == 1 and problems(report) == {"initialize-result": "fail"}
+    assert "speaks only the modern era" in by_id(report)["initialize-result"]["summary"]
+    assert by_id(report)["ping"]["summary"].startswith("not reached: initialize was refused")
+
+
 def test_a_modern_only_server_names_its_versions_to_initialize() -> None:
     """Refusing initialize is conformant for a modern-only server; it SHOULD name its versions."""
     report, _ = check(MODERN_BASE)
@@ -186,15 +194,20 @@ def test_a_modern_only_server_names_its_versions_to_initialize() -> None:
 
 
 def test_the_sdk_server_in_both_eras_has_no_false_failure() -> None:
-    """The official SDK 2.3 MCPServer (dual-era): every modern check that applies passes; in the
-    legacy era it fails only where tests/test_checker.py documents it (it skips unparseable lines)."""
+    """The official SDK 2.3 MCPServer (dual-era): every modern check that applies passes; in either
+    era it fails only where tests/test_checker.py documents it (it does not answer lines it cannot
+    parse, a real MUST of JSON-RPC, in both eras alike)."""
     report, code = check(SDK_SERVER, "--era", "modern")
-    assert code == 0, problems(report)
-    assert problems(report) == {}
+    # What it does with lines it cannot parse is the same in both eras (no answer: JSON-RPC's MUST).
+    assert code == 1 and problems(report) == {"parse-error": "fail", "invalid-request": "fail"}, report
+    assert by_id(report)["parse-error"]["evidence"]["keyword"] == "MUST"
     for check_id, entry in in_era(report, "modern").items():
         assert entry["status"] == ("skip" if check_id in MRTR else "pass"), entry
     assert by_id(report)["modern-subscriptions"]["status"] == "pass"  # it declares listChanged
+    for check_id in ("id-echo", "notification-silence", "method-not-found", "survives-bad-input", "tools-list"):
+        assert by_id(report)[check_id]["status"] == "pass", check_id  # judged in the modern session
     legacy, code = check(SDK_SERVER, "--era", "legacy")
+    assert code == 1
     assert {i: s for i, s in problems(legacy).items() if s == "fail"} == {
         "parse-error": "fail",
         "invalid-request": "fail",
@@ -214,3 +227,22 @@ def test_the_references_cancel_order_round_trip_where_it_asks_for_input(tmp_path
         pytest.skip("the reference's cancel_order does not answer input_required yet")
     assert found["modern-input-required"]["status"] == "pass", found["modern-input-required"]
     assert found["modern-request-state"]["status"] == "pass", found["modern-request-state"]
+
+
+VARIANTS = [sys.executable, str(ROOT / "tests" / "servers" / "modern_variants.py")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "check_id", "words"),
+    [
+        ("listen-unacknowledged", "modern-subscriptions", "came before its acknowledgement"),
+        ("asks-undeclared", "modern-input-required", 'declared no "elicitation" capability'),
+    ],
+)
+def test_subscriptions_and_round_trips_can_fail(mode: str, check_id: str, words: str) -> None:
+    """A listen stream that notifies before it acknowledges; a tool that asks a client for an
+    elicitation it did not declare. Each breaks its MUST, and nothing else."""
+    report, code = check([*VARIANTS, mode], "--call-tools")
+    assert code == 1 and problems(report) == {check_id: "fail"}
+    assert words in by_id(report)[check_id]["summary"]
+    assert by_id(report)[check_id]["evidence"]["keyword"] == "MUST"

@@ -11,9 +11,16 @@ gradebook's rows of anyone else.
 
 from __future__ import annotations
 
+import ast
+import base64
 import hashlib
 import json
+import marshal
+import os
+import secrets as tokens
+import shutil
 import sqlite3
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +29,7 @@ from typing import Any
 import pytest
 from course_support import api, notebook_text, submit
 
+import reference
 from grader.checker.check import run_check
 from grader.course import build, clinic
 from grader.course.clinic import draw_for
@@ -117,6 +125,158 @@ GRADING_SIDE = cell(
     "diagnosis = solution_value(clinic.salt(), clinic.student())\n"
 )
 
+# What comes back from the sandbox is the learner's: a forged guard channel, ANSI escapes, an
+# exception named after a module the grader would import, answers of any shape.
+FORGED_GUARD = """%%module messages
+import os
+ESC = chr(27)
+for fd in range(3, 64):  # the guard's pipe among them: lines added, none erased
+    try:
+        os.write(fd, ('{"event":"x","why":"' + ESC + '[2J' + ESC + '[H all clear"}\\n').encode())
+    except OSError:
+        pass
+try:
+    open(os.environ.get("MCP_LAB_GUARD_PIPE", "/grading/guard.pipe"), "w").write("erased")
+except OSError:
+    pass
+try:
+    import grader
+except ImportError:
+    pass
+def handle_line(line, methods):
+    raise NotImplementedError
+"""
+EXCEPTION_NAMED_THIS = """%%module messages
+class Zen(Exception):
+    pass
+Zen.__module__ = "this"
+Zen.__qualname__ = "s"
+def handle_line(line, methods):
+    raise Zen("imported?")
+"""
+NBGRADER_METADATA_LIST = {**cell("%%module messages\ndef handle_line(line, methods):\n    return None\n")}
+NBGRADER_METADATA_LIST["metadata"] = {"nbgrader": ["grade", True, "points", 100]}
+RULE_AS_A_LIST = (
+    "diagnosis = {"
+    + ", ".join(f"'case-{n:02d}': {{'rule': ['stdout-json-lines'], 'line': 1}}" for n in range(1, 11))
+    + "}"
+)
+DEEP_LINE = (
+    "diagnosis = {"
+    + ", ".join(
+        f"'case-{n:02d}': {{'rule': 'stdout-json-lines', 'reproduce': ['{'[' * 8000}{']' * 8000}']}}"
+        for n in range(1, 11)
+    )
+    + "}"
+)
+
+# The grader's environment, read by the learner's code and sent back in a failure's text.
+PLANTED = "MCP_LAB_PLANTED_TOKEN"
+ENVIRONMENT_PROBE = """%%module messages
+import os
+def handle_line(line, methods):
+    raise RuntimeError("ENVIRONMENT " + repr(sorted(os.environ.items())))
+"""
+
+
+# Links and copies that bring course files in, as nbgrader's exchange can hand them over.
+def linked(how: str) -> Any:
+    """A maker that lays the submission's folder out itself (``how``) and returns None."""
+
+    def make(course: Path, stage: str, student: str) -> None:
+        folder = course / "submitted" / student / stage
+        notebook = f"{stage}.ipynb"
+        if how == "folder":  # the whole stage folder is another student's
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.symlink_to(course / "submitted" / "answer-key" / stage)
+            return
+        folder.mkdir(parents=True)
+        if how == "notebook":
+            (folder / notebook).symlink_to(course / "source" / stage / notebook)
+        elif how == "source-copy":  # what nbgrader collect makes of that link
+            shutil.copyfile(course / "source" / stage / notebook, folder / notebook)
+        elif how == "hard-link":
+            os.link(course / "release" / stage / notebook, folder / notebook)  # chowned to the sandbox user, once
+        else:
+            (folder / notebook).write_text(release(course, stage), encoding="utf-8")
+            if how == "secret-copy":
+                shutil.copyfile(secret.path(course), folder / "notes.txt")
+            elif how == "secret-link":
+                (folder / "notes.txt").symlink_to(secret.path(course))
+            elif how == "fifo":
+                os.mkfifo(folder / "notes.txt")
+
+    return make
+
+
+# The answer key carried as data: the kit's bytecode of the modules a stage teaches, base64 in a
+# %%module cell, served by a sys.meta_path finder (marshal.loads + types.FunctionType), or its
+# source text decoded and exec'd, or run in a child Python the guard does not start.
+def kit_bytecode(name: str) -> str:
+    """What the learner kit ships as reference/NAME.pyc, less its 16-byte header: marshal data of code."""
+    source = Path(reference.__file__).with_name(f"{name}.py")
+    return base64.b64encode(marshal.dumps(compile(source.read_text(encoding="utf-8"), str(source), "exec"))).decode()
+
+
+def carried(module: str, names: list[str], tail: str, how: str = "bytecode") -> str:
+    blobs = {f"reference.{n}": kit_bytecode(n) for n in names}
+    if how == "source":
+        blobs = {
+            f"reference.{n}": base64.b64encode(Path(reference.__file__).with_name(f"{n}.py").read_bytes()).decode()
+            for n in names
+        }
+    load = (
+        "types.FunctionType(marshal.loads(base64.b64decode(BLOBS[module.__name__])), module.__dict__)()"
+        if how == "bytecode"
+        else "exec(base64.b64decode(BLOBS[module.__name__]).decode(), module.__dict__)"
+    )
+    return (
+        f"%%module {module}\n"
+        "import base64, importlib.abc, importlib.util, marshal, sys, types\n"
+        f"BLOBS = {blobs!r}\n"
+        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        f"        {load}\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        f"{tail}"
+    )
+
+
+DISPATCH_TAIL = (
+    "from reference.dispatch import Dispatcher\n"
+    "def handle_line(line, methods):\n"
+    "    return Dispatcher(methods, {}).handle_line(line)\n"
+)
+SERVER_TAIL = (
+    "from reference.server import make_server\n"
+    "if __name__ == '__main__':\n"
+    "    sys.exit(make_server().serve(sys.stdin.buffer, sys.stdout.buffer))\n"
+)
+BUILTINS_TRICK = """%%module messages
+import builtins
+load = getattr(builtins, "__imp" + "ort__")
+dispatch = load("refer" + "ence.dispatch", fromlist=["Dispatcher"])
+def handle_line(line, methods):
+    return dispatch.Dispatcher(methods, {}).handle_line(line)
+"""
+# A child Python started by the learner's server: the guard goes with it (the argv is rewritten).
+CHILD_PYTHON = (
+    "%%module shop_server\n"
+    "import os, subprocess, sys\n"
+    'CODE = \'import base64, marshal, types; m = types.ModuleType("x"); print("child ran", flush=True)\'\n'
+    "CODE += '; types.FunctionType(marshal.loads(base64.b64decode(\"' + "
+    + repr(kit_bytecode("errors"))
+    + " + '\")), m.__dict__)()'\n"
+    "if __name__ == '__main__':\n"
+    "    done = subprocess.run([sys.executable, '-c', CODE], capture_output=True, text=True)\n"
+    "    print(done.stdout, done.stderr[-300:], file=sys.stderr)\n"
+    "    sys.exit(0 if 'Traceback' in done.stderr else 3)\n"
+)
+
 # (stage, student, how the submission is made, the flag kind it must show)
 CHEATS: list[tuple[str, str, Any, str]] = [
     ("02-messages", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
@@ -137,7 +297,51 @@ CHEATS: list[tuple[str, str, Any, str]] = [
     ("05-tools-call", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
     ("08-clinic-diagnosis", "grading-side", lambda c, s: release(c, s, GRADING_SIDE), "answer-key"),
     ("08-clinic-diagnosis", "input-transformer", lambda c, s: release(c, s, INPUT_TRANSFORMER), "tampering"),
+    ("02-messages", "forged-guard-channel", lambda c, s: release(c, s, cell(FORGED_GUARD)), "refused"),
+    ("02-messages", "environment-probe", lambda c, s: release(c, s, cell(ENVIRONMENT_PROBE)), ""),
+    ("02-messages", "exception-named-this", lambda c, s: release(c, s, cell(EXCEPTION_NAMED_THIS)), ""),
+    ("02-messages", "nbgrader-metadata-list", lambda c, s: release(c, s, NBGRADER_METADATA_LIST), "tampering"),
+    (
+        "02-messages",
+        "kit-bytecode-as-data",
+        lambda c, s: release(c, s, cell(carried("messages", ["envelope", "dispatch"], DISPATCH_TAIL))),
+        "answer-key",
+    ),
+    (
+        "02-messages",
+        "source-as-data",
+        lambda c, s: release(c, s, cell(carried("messages", ["envelope", "dispatch"], DISPATCH_TAIL, "source"))),
+        "answer-key",
+    ),
+    ("02-messages", "getattr-builtins", lambda c, s: release(c, s, cell(BUILTINS_TRICK)), "answer-key"),
+    (
+        "05-tools-call",
+        "kit-bytecode-as-data",
+        lambda c, s: release(c, s, cell(carried("shop_server", ["tools", "shop"], SERVER_TAIL))),
+        "answer-key",
+    ),
+    ("05-tools-call", "child-python", lambda c, s: release(c, s, cell(CHILD_PYTHON)), "refused"),
+    ("02-messages", "symlinked-notebook", linked("notebook"), "links"),
+    ("02-messages", "source-copy", linked("source-copy"), "course-files"),
+    ("02-messages", "symlinked-folder", linked("folder"), "links"),
+    ("02-messages", "hard-link", linked("hard-link"), "links"),
+    ("02-messages", "secret-copy", linked("secret-copy"), "course-files"),
+    ("02-messages", "secret-link", linked("secret-link"), "links"),
+    ("02-messages", "fifo", linked("fifo"), "links"),
+    ("08-clinic-diagnosis", "rule-as-a-list", lambda c, s: release(c, s, answers=RULE_AS_A_LIST), ""),
+    ("08-clinic-diagnosis", "deep-line", lambda c, s: release(c, s, answers=DEEP_LINE), ""),
 ]
+
+
+def renamed_names(text: str, names: dict[str, str]) -> str:
+    """``text`` with the variables ``names`` renamed (every use, f-strings included), written out anew."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            node.id = names[node.id]
+        elif isinstance(node, ast.arg) and node.arg in names:
+            node.arg = names[node.arg]
+    return ast.unparse(tree) + "\n"
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -159,6 +363,7 @@ def gradebook_rows(course: Path, assignment: str) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, Row]], dict[str, Any]]:
+    os.environ[PLANTED] = "planted-" + tokens.token_hex(8)  # a token of the grading machine's (the forkserver's too)
     course = tmp_path_factory.mktemp("cheats") / "course"
     build.init_course(course)
     secret.create(course)
@@ -174,7 +379,25 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
         course, "copied-answers", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=friend)
     )
     for name, student, make, _ in CHEATS:
-        submit(course, student, STAGES[name], make(course, name))
+        if getattr(make, "__name__", "") == "make":
+            make(course, name, student)
+        else:
+            submit(course, student, STAGES[name], make(course, name))
+    # A friend's work, normalised away: variables renamed (02), the same answers in another order (08).
+    renamed = json.loads(notebook_text(STAGES["02-messages"], course=course, student="renamed-copy"))
+    for one in renamed["cells"]:
+        text = "".join(one["source"]) if isinstance(one["source"], list) else one["source"]
+        if text.startswith("%%module messages\n"):
+            one["source"] = "%%module messages\n" + renamed_names(text.split("\n", 1)[1], {"message": "msg"})
+    submit(course, "renamed-copy", STAGES["02-messages"], json.dumps(renamed))
+    friends = solution_value(salt, "answer-key")
+    reordered = {case: dict(reversed(list(friends[case].items()))) for case in reversed(list(friends))}
+    submit(
+        course,
+        "reordered-copy",
+        STAGES["08-clinic-diagnosis"],
+        release(course, "08-clinic-diagnosis", answers="diagnosis = " + repr(reordered)),
+    )
     copier = "diagnosis = " + repr(checkers_lead(salt, "checker-copier"))
     submit(
         course, "checker-copier", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=copier)
@@ -200,8 +423,19 @@ def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any
         assert key.score == key.max_score == stage.points(), (name, key)
         assert untouched.score == 0, (name, untouched)
         # In stage 08 a friend handed in the answer key's answers: both are flagged, the instructor looks.
-        assert {f["kind"] for f in key.flags} <= ({"copied"} if name.startswith("08") else set()), key.flags
+        # (and in 02 a friend handed it in with its variables renamed: similar)
+        assert {f["kind"] for f in key.flags} <= ({"copied"} if name.startswith("08") else {"similar"}), key.flags
         assert not untouched.flags, (name, untouched.flags)
+
+
+def gradebook_scores(course: Path, assignment: str) -> list[tuple[str, float]]:
+    with sqlite3.connect(course / "gradebook.db") as db:
+        query = (
+            "SELECT a.student_id, coalesce(sum(g.auto_score), 0) FROM grade g "
+            "JOIN submitted_notebook n ON g.notebook_id = n.id JOIN submitted_assignment a ON n.assignment_id = a.id "
+            "JOIN assignment s ON a.assignment_id = s.id WHERE s.name = ? GROUP BY a.student_id"
+        )
+        return db.execute(query, (assignment,)).fetchall()
 
 
 @pytest.mark.parametrize(("name", "student", "make", "kind"), CHEATS, ids=[f"{c[0][:2]}:{c[1]}" for c in CHEATS])
@@ -212,6 +446,39 @@ def test_a_cheat_gains_nothing_and_is_flagged(graded: Any, name: str, student: s
     assert row.status == "graded", row  # a verdict, not a grading failure
     if kind:
         assert kind in {f["kind"] for f in row.flags}, row.flags
+    assert "grading-failed" not in {f["kind"] for f in row.flags}, row.flags
+
+
+def test_the_instructors_table_carries_no_control_character(graded: Any) -> None:
+    _, rows, _ = graded
+    for name, graded_rows in rows.items():
+        shown = table(list(graded_rows.values()), name, detect(1).isolation)
+        assert not [c for c in shown if ord(c) < 32 and c != "\n"], name
+    forged = rows["02-messages"]["forged-guard-channel"]
+    whys = [f["why"] for f in forged.flags if f["kind"] == "refused"]
+    assert any("import grader" in why for why in whys), whys  # the guard's own line came through
+    assert any("guard.pipe" in why or "guard's channel" in why for why in whys), whys  # opening its pipe: refused
+
+
+def test_an_exception_named_after_a_module_imports_nothing_in_the_grader() -> None:
+    from grader.course import remote
+
+    sys.modules.pop("this", None)
+    raised = remote.rebuild({"kinds": [["this", "s"], ["builtins", "Exception"]], "message": "x", "fields": []})
+    assert "this" not in sys.modules
+    assert remote.is_a(raised, "s") and isinstance(raised, Exception)
+    assert isinstance(remote.rebuild({"kinds": "junk", "message": ["not", "text"]}), Exception)
+
+
+def test_a_malformed_answer_fails_the_cells_it_breaks_with_a_reason(graded: Any) -> None:
+    course, _, _ = graded
+    from grader.grading.nbhook import verdicts_path
+
+    for student, words in (("rule-as-a-list", "not a list"), ("deep-line", "levels deep")):
+        found = json.loads(verdicts_path(course, "08-clinic-diagnosis", student).read_text(encoding="utf-8"))
+        texts = [c["text"] for c in found["cells"].values()]
+        assert all(c["status"] == "failed" for c in found["cells"].values()), found
+        assert all(words in text for text in texts), texts
 
 
 def test_a_friends_answers_score_as_the_friends_cases_would_and_are_flagged(graded: Any) -> None:
@@ -264,3 +531,172 @@ def test_no_extra_credit_reached_the_gradebook(graded: Any) -> None:
     with sqlite3.connect(course / "gradebook.db") as db:
         extra = db.execute("SELECT count(*) FROM grade WHERE extra_credit IS NOT NULL AND extra_credit != 0").fetchone()
     assert extra == (0,)
+
+
+def test_the_grading_machines_environment_does_not_reach_the_learners_code(graded: Any) -> None:
+    course, _, _ = graded
+    from grader.grading.nbhook import verdicts_path
+
+    text = verdicts_path(course, "02-messages", "environment-probe").read_text(encoding="utf-8")
+    assert "ENVIRONMENT" in text and "PYTHONPATH" in text, text[:2000]  # the probe ran and reported
+    assert os.environ[PLANTED] not in text and PLANTED not in text
+    for name in ("VIRTUAL_ENV", "PYTEST_CURRENT_TEST", "HOSTNAME"):
+        assert f"'{name}'" not in text, name
+
+
+def test_the_secret_is_in_no_verdict_and_a_link_is_never_followed(graded: Any) -> None:
+    course, rows, _ = graded
+    key = secret.load(course).hex()
+    for path in (course / "grading").rglob("*.json"):
+        assert key not in path.read_text(encoding="utf-8"), path
+    for student in ("symlinked-notebook", "symlinked-folder", "hard-link", "secret-link"):
+        row = rows["02-messages"][student]
+        assert row.score == 0 and any("link" in f["why"] for f in row.flags), row
+        # nbgrader never read it (it follows links), yet the gradebook has its 0, for export's row
+        assert not (course / "autograded" / student).exists()
+        assert {r[0] for r in gradebook_scores(course, "02-messages") if r[0] == student} == {student}
+    for path in (course / "feedback").rglob("*.html"):
+        assert key not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_secret_printed_by_the_learners_code_is_scrubbed() -> None:
+    from grader.grading.grade import CellVerdict, Verdicts, scrub
+
+    key = bytes(range(32))
+    found = Verdicts("eve", "09-clinic-repair", cells={"a": CellVerdict("a", 1, "failed", f"printed {key.hex()}")})
+    assert [f.kind for f in scrub(found, key)] == ["course-files"]
+    assert key.hex() not in found.cells["a"].text
+
+
+def test_without_bubblewrap_a_fork_bomb_stays_inside_its_submission(graded: Any, monkeypatch: Any) -> None:
+    """``MCP_LAB_SANDBOX=none`` forces the fallback: a pid namespace and a per-submission process limit
+    (a cgroup as root, else RLIMIT_NPROC) hold the bomb; when grading ends, none of its processes is left."""
+    from grader.grading import sandbox
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    monkeypatch.setenv("MCP_LAB_SANDBOX", "none")
+    runner = sandbox.detect(1)
+    assert isinstance(runner, sandbox.Unsandboxed) and "pid namespace" in runner.isolation, runner.isolation
+    print("\nwithout bubblewrap (MCP_LAB_SANDBOX=none): " + runner.isolation)
+    before = len(os.listdir("/proc"))
+    found = grade(course, "02-messages", "fork-bomb", slot=1)
+    assert found.isolation.startswith("none"), found.isolation
+    assert all(c.status == "failed" for c in found.cells.values()), found.cells
+    assert sum(c.points for c in found.cells.values() if c.status == "passed") == 0
+    honest = grade(course, "02-messages", "answer-key", slot=1)
+    assert all(c.status == "passed" for c in honest.cells.values()), honest.cells  # the fallback still grades
+    sandbox.release()
+    assert len(os.listdir("/proc")) < before + 50  # the bomb's processes are gone, not left to the host
+
+
+# -- no false flags on honest work -------------------------------------------------------------------
+README_LINES = [
+    line.strip(" `$")
+    for line in (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").splitlines()
+    if "mcp-lab" in line
+][:40]
+HONEST_ADDITIONS = {
+    "a docstring quoting the README": '"""Notes from the README:\n\n'
+    + "\n".join(README_LINES).replace('"""', "'''")
+    + '\n"""\n',
+    "an error message naming a command": (
+        "def _refuse_the_original(path):\n"
+        "    raise PermissionError(f'{path} is the shop itself: make a copy first (mcp-lab db build COPY)')\n"
+    ),
+    "a hint naming the checker": "HINT = 'run mcp-lab check -- python my_server.py to see what a host sees'\n",
+    "a helper of its own named like the course's": "def handle_line_helper(raw_line):\n    return raw_line.strip()\n",
+    "a dataclass and a namedtuple": (
+        "import collections, dataclasses\n"
+        "@dataclasses.dataclass\nclass Reply:\n    id: int\n"
+        "Pair = collections.namedtuple('Pair', 'key value')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("addition", HONEST_ADDITIONS, ids=list(HONEST_ADDITIONS))
+@pytest.mark.parametrize("name", [s.name for s in build.stages() if s.name[:2] not in ("08", "09")])
+def test_honest_work_written_differently_raises_no_flag(name: str, addition: str) -> None:
+    """A held-out-style corpus: each stage's solution, with what an honest learner adds (the README
+    quoted, commands named in messages, names of their own): not a flag."""
+    from grader.course.notebook import modules
+    from grader.grading import flags
+
+    stage = next(s for s in build.stages() if s.name == name)
+    solved = modules(json.loads(notebook_text(stage)))
+    assert solved, name
+    text = HONEST_ADDITIONS[addition]
+    written = {module: text + "\n" + body for module, body in solved.items()}
+    assert flags.scan(name[:2], written) == [], name
+
+
+def test_the_answer_key_as_data_is_refused_in_every_process(graded: Any) -> None:
+    _, rows, _ = graded
+    for name, student, words in (
+        ("02-messages", "kit-bytecode-as-data", "import hook"),
+        ("05-tools-call", "kit-bytecode-as-data", "import hook"),
+        ("02-messages", "source-as-data", "import hook"),
+        ("05-tools-call", "child-python", "marshal.loads"),  # in the child Python: the guard went with it
+    ):
+        whys = [f["why"] for f in rows[name][student].flags if f["kind"] == "refused"]
+        assert any(words in why for why in whys), (name, student, rows[name][student].flags)
+
+
+def test_a_copy_normalised_away_is_flagged_copied_or_similar(graded: Any) -> None:
+    _, rows, _ = graded
+    renamed = rows["02-messages"]["renamed-copy"]
+    assert renamed.score == renamed.max_score  # its own marks: the flag, not the score, tells
+    assert any(f["kind"] == "similar" and "answer-key" in f["why"] for f in renamed.flags), renamed.flags
+    reordered = rows["08-clinic-diagnosis"]["reordered-copy"]
+    assert any(f["kind"] == "copied" and "answer-key" in f["why"] for f in reordered.flags), reordered.flags
+
+
+def test_collect_never_follows_a_link_out_of_the_exchange(graded: Any, tmp_path: Path) -> None:
+    """``nbgrader collect`` in a course made by mcp-lab course init copies plain files only: a link to
+    the secret in a student's outbound folder stays in the exchange (nbgrader's own would copy the secret)."""
+    course, _, _ = graded
+    stamp = "2026-01-01 10:00:00.000000 UTC"
+    folder = tmp_path / "exchange" / build.COURSE_ID / "inbound" / f"linker+02-messages+{stamp}+x1"
+    folder.mkdir(parents=True)
+    (folder / "02-messages.ipynb").write_text(release(course, "02-messages"), encoding="utf-8")
+    (folder / "timestamp.txt").write_text(stamp, encoding="utf-8")
+    (folder / "notes.txt").symlink_to(secret.path(course))
+    (folder / "source").symlink_to(course / "source" / "02-messages")
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "collect", "02-messages", f"--Exchange.root={tmp_path / 'exchange'}"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    target = course / "submitted" / "linker" / "02-messages"
+    try:
+        assert (target / "02-messages.ipynb").is_file() and (target / "timestamp.txt").is_file()
+        assert not (target / "notes.txt").exists() and not (target / "source").exists(), sorted(target.rglob("*"))
+        assert "not collected" in done.stderr and "notes.txt" in done.stderr, done.stderr
+        key = secret.load(course).hex()
+        assert not [p for p in target.rglob("*") if p.is_file() and key in p.read_text(errors="replace")]
+    finally:
+        shutil.rmtree(course / "submitted" / "linker", ignore_errors=True)
+
+
+def test_what_a_killed_grading_left_is_swept() -> None:
+    """A grading process killed (with its parent) leaves its runtime copy and cgroup: the next grading
+    removes them; a running process's own are left alone."""
+    import tempfile
+
+    from grader.course import runtime
+    from grader.grading import sandbox
+    from grader.grading.sweep import sweep_stale
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    left = Path(tempfile.mkdtemp(prefix=f"{runtime.PREFIX}02-{pid}-"))
+    (left / "runtime").mkdir()
+    group = sandbox.Cgroup(f"mcp-lab-{pid}", sandbox.LIMITS)
+    group.join()  # makes the cgroups where this machine lets us
+    mine = runtime.cached("02")
+    assert sweep_stale() >= 1
+    assert not left.exists() and mine.is_dir()
+    assert not any(f.is_dir() for f in group.folders)

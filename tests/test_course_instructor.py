@@ -2,8 +2,9 @@
 
 The README's ```sh block under "For instructors" is cut at its comment about collecting work: the
 part before runs, then two learners hand in (one with the solutions, one with the release as it
-came; a third is on the roster and hands nothing in), then the rest runs. The table must show the
-three, and the export full marks and zero.
+came, one a file that is not a notebook; another is on the roster and hands nothing in), then the
+rest runs. The table must show them all, and the export each one's status: full marks, an honest zero,
+not submitted, unreadable.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def test_the_readme_instructor_example_runs(tmp_path: Path) -> None:
     stage = next(s for s in build.stages() if s.name == STAGE)
     released = course / "release" / STAGE / stage.notebook
     assert released.is_file()
-    for student, text in (("ada", notebook_text(stage)), ("bob", released.read_text(encoding="utf-8"))):
+    handed = (("ada", notebook_text(stage)), ("bob", released.read_text(encoding="utf-8")), ("dave", "not a notebook"))
+    for student, text in handed:
         folder = course / "submitted" / student / STAGE
         folder.mkdir(parents=True)
         (folder / stage.notebook).write_text(text, encoding="utf-8")
@@ -67,7 +69,13 @@ def test_the_readme_instructor_example_runs(tmp_path: Path) -> None:
     # carol is on the roster and handed nothing in: a row of her own, not a silent gap or a graded 0.
     assert table["carol"].split()[1] == "-" and "not-submitted" in table["carol"], table["carol"]
     assert (course / "feedback" / "ada" / STAGE / f"{STAGE}.html").is_file()
+    # The export tells an honest 0 from nothing handed in and from a file that is no notebook.
     with open(course / "grades.csv", encoding="utf-8") as handle:
-        rows = {row["student_id"]: row for row in csv.DictReader(handle) if row["assignment"] == STAGE}
+        rows = {row["student"]: row for row in csv.DictReader(handle) if row["stage"] == STAGE}
+    assert set(rows) == {"ada", "bob", "carol", "dave"}, rows
+    assert rows["ada"]["status"] == "graded" and rows["ada"]["flags"] == ""
     assert float(rows["ada"]["score"]) == float(rows["ada"]["max_score"]) == stage.points()
-    assert float(rows["bob"]["score"]) == 0
+    assert rows["bob"]["status"] == "graded" and float(rows["bob"]["score"]) == 0
+    assert rows["carol"]["status"] == "not submitted" and rows["carol"]["score"] == ""
+    assert "not-submitted" in rows["carol"]["flags"]
+    assert rows["dave"]["status"] == "unreadable" and "unreadable" in rows["dave"]["flags"], rows["dave"]

@@ -44,6 +44,17 @@ pytestmark = pytest.mark.timeout(600)
 
 STAGES = {stage.name: stage for stage in build.stages()}
 
+# The stdout rule's points in each stage whose learner code runs as a server: the cells that drive that
+# server over its pipes watch its stdout for the whole session (a print flushed or not, at start, in a
+# handler or at exit). The SDK client's cells may lose too (it skips a stray line, or chokes on it).
+STDOUT_CELLS: dict[str, set[str]] = {
+    "03-lifecycle": {"test_handshake", "test_batches", "test_eras", "test_exit"},
+    "04-tools-list": {"test_served"},
+    "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
+    "10-resources-prompts": {"test_served"},
+    "11-audited-writes": {"test_served"},
+}
+
 # One typical learner bug per row: (stage, name, text replaced in the solution, cells that must lose points).
 BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
     (
@@ -99,7 +110,7 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    dispatcher = make_dispatcher(Session())\n",
             '    dispatcher = make_dispatcher(Session())\n    print("server ready", flush=True)\n',
         ),
-        {"test_handshake", "test_batches", "test_exit"},
+        STDOUT_CELLS["03-lifecycle"],
     ),
     (
         "03-lifecycle",
@@ -108,13 +119,55 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    dispatcher = make_dispatcher(Session())\n",
             '    dispatcher = make_dispatcher(Session())\n    print("server ready")\n',
         ),
-        {"test_exit"},
+        STDOUT_CELLS["03-lifecycle"],
+    ),
+    (
+        "03-lifecycle",
+        "the envelope's capabilities not checked",
+        (
+            "    if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):\n",
+            "    if False:\n",
+        ),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "-32022 without the versions served",
+        ('data={"supported": [MODERN], "requested": version}', "data=None"),
+        {"test_read_meta", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "discover without caching hints",
+        ('        "ttlMs": 60000,\n        "cacheScope": "public",\n', ""),
+        {"test_discover", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "the era not fixed by a 2026-07-28 request",
+        ("        session.modern = True\n", ""),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "a 2026-07-28 request served after initialize",
+        (
+            "        if session.initialize_seen:\n            raise RpcError(INVALID_REQUEST",
+            "        if False:\n            raise RpcError(INVALID_REQUEST",
+        ),
+        {"test_eras"},
     ),
     (
         "03-lifecycle",
         "no exit at the end of input",
         ("        if line is None:\n            return 0\n", "        if line is None:\n            continue\n"),
         {"test_exit"},
+    ),
+    (
+        "04-tools-list",
+        "no caching hints in 2026-07-28",
+        ('        result["ttlMs"] = TTL_MS\n        result["cacheScope"] = "public"\n', "        pass\n"),
+        {"test_caching"},
     ),
     (
         "04-tools-list",
@@ -132,6 +185,15 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_count_orders", "test_served"},
     ),
     (
+        "04-tools-list",
+        "a print to stdout in list_tools",
+        (
+            '    return {"tools": all_tools()}\n',
+            '    print("<- tools/list called with", params)\n    return {"tools": all_tools()}\n',
+        ),
+        STDOUT_CELLS["04-tools-list"],
+    ),
+    (
         "05-tools-call",
         "a tool execution error sent as a protocol error",
         (
@@ -139,6 +201,36 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    except ToolError as exc:\n        raise RpcError(INVALID_PARAMS, str(exc))\n",
         ),
         {"test_call_tool", "test_mcp_lab_check"},
+    ),
+    (
+        "05-tools-call",
+        "a print to stdout in a tool",
+        (
+            "def count_orders(conn, args):\n    ### BEGIN SOLUTION\n",
+            'def count_orders(conn, args):\n    ### BEGIN SOLUTION\n    print("count_orders", args)\n',
+        ),
+        STDOUT_CELLS["05-tools-call"],
+    ),
+    (
+        "05-tools-call",
+        "my_server reads the id of a notification named like a request",
+        (
+            '    method, params = message["method"], message.get("params", {})\n    if "id" not in message:',
+            '    method, params = message["method"], message.get("params", {})\n'
+            '    if not method.startswith("notifications/"):\n'
+            '        log(f"request {message[\'id\']}: {method}")  # {"method": "ping"} has no id: KeyError\n'
+            '    if "id" not in message:',
+        ),
+        {"test_own_server_check"},
+    ),
+    (  # not a bug: no MUST says an unknown tool is a protocol error, and the checker only warns
+        "05-tools-call",
+        "an unknown tool answered with an isError result costs nothing",
+        (
+            "        raise RpcError(INVALID_PARAMS, f\"unknown tool {name!r}; tools/list shows {', '.join(TOOLS)}\")\n",
+            "        return text_result(f\"unknown tool {name!r}; tools/list shows {', '.join(TOOLS)}\", True)\n",
+        ),
+        set(),
     ),
     (
         "05-tools-call",
@@ -255,6 +347,25 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_get_prompt", "test_served"},
     ),
     (
+        "10-resources-prompts",
+        "a print to stdout in resources/read",
+        (
+            '    ### BEGIN SOLUTION\n    uri = params.get("uri")\n',
+            '    ### BEGIN SOLUTION\n    uri = params.get("uri")\n    print("reading", uri)\n',
+        ),
+        STDOUT_CELLS["10-resources-prompts"],
+    ),
+    (
+        "11-audited-writes",
+        "a print to stdout in a write tool",
+        (
+            '    ### BEGIN SOLUTION\n    name = params.get("name")\n    arguments = params.get("arguments")\n',
+            '    ### BEGIN SOLUTION\n    name = params.get("name")\n    print("write", name, flush=True)\n'
+            '    arguments = params.get("arguments")\n',
+        ),
+        STDOUT_CELLS["11-audited-writes"],
+    ),
+    (
         "11-audited-writes",
         "with conn: taken for a transaction",
         (
@@ -332,11 +443,107 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
     ),
     (
         "12-streamable-http",
+        "a 204 sent with Content-Length",
+        (
+            "        if status != 204:  # RFC 9110: a 204 has no content, so no Content-Length either\n"
+            '            self.send_header("Content-Length", str(len(body)))\n',
+            '        self.send_header("Content-Length", str(len(body)))\n',
+        ),
+        {"test_mcp_lab_check"},
+    ),
+    (
+        "12-streamable-http",
         "an SSE event without its blank line",
         ('encode(message) + b"\\n\\n"\n', 'encode(message) + b"\\n"\n'),
         {"test_sse", "test_mcp_lab_check"},
     ),
 ]
+
+# The rule each bug row breaks: every cell it costs quotes this check's rule (main or one of its own
+# others, as the checker's finding followed), not a neighbour's. A cell that meets the bug through
+# another rule the same evidence breaks says so in CELL_RULES.
+RULES: dict[str, str] = {
+    "f-string SQL": "parameterised-sql",
+    "stderr mixed into stdout": "stdio-pipes",
+    "a missing flush": "stdout-flush",
+    "NaN let through": "stdout-strict-json",
+    "a numeric id echoed as a string": "id-echo",
+    "a reply to a notification": "notification-silence",
+    "a print to stdout": "stdout-json-lines",
+    "a print to stdout that is never flushed": "stdout-json-lines",
+    "no exit at the end of input": "exit-on-eof",
+    "no upper bound on limit": "tools-list",
+    "a tool name with a dot": "tool-names",
+    "a print to stdout in list_tools": "stdout-json-lines",
+    "a tool execution error sent as a protocol error": "tool-error-kind",
+    "a print to stdout in a tool": "stdout-json-lines",
+    "my_server reads the id of a notification named like a request": "notification-silence",
+    "an unknown tool answered with an isError result costs nothing": "unknown-tool",
+    "a crashing tool's traceback on stdout": "stdout-json-lines",
+    "a server request with id 0 taken for a notification": "client-server-requests",
+    "an unknown server request refused with the wrong code": "client-server-requests",
+    "a timeout per message, not for the whole request": "client-timeouts",
+    "stdout flushed before the swap": "stdout-json-lines",
+    "replies matched by order, not by id": "client-ids",
+    "stderr never read": "client-stderr",
+    "killed before it could exit": "client-shutdown",
+    "stdout kept, never pointed at stderr": "stdout-json-lines",
+    "a child that may read the protocol's stdin": "child-stdin",
+    "an unknown resource answered -32602, not -32002": "resource-not-found",
+    "shop://orders/007 read as order 7": "resource-not-found",
+    "a missing required prompt argument not refused": "prompt-arguments",
+    "a print to stdout in resources/read": "stdout-json-lines",
+    "a print to stdout in a write tool": "stdout-json-lines",
+    "with conn: taken for a transaction": "write-transaction",
+    "a write refused by the shop not audited": "write-audit",
+    "a long note audited whole": "audit-redaction",
+    "cancel_order's destructiveHint left out": "write-annotations",
+    "a notification answered 200 with a body": "http-notification-202",
+    "an unknown session id served as a new session": "http-session",
+    "Origin checked as text, not by host name": "http-origin",
+    "a 401 without WWW-Authenticate": "http-auth",
+    "an SSE event without its blank line": "http-sse",
+    "a 204 sent with Content-Length": "http-session",
+}
+# The checker sees a protocol error for an unknown status as a wrong answer of the shop's (its contract
+# says an unknown status is an isError result): the same evidence, the shop contract's rule.
+CELL_RULES: dict[tuple[str, str], str] = {
+    ("a tool execution error sent as a protocol error", "test_mcp_lab_check"): "shop-contract",
+    # A dot is a name character from 2025-11-25 on: the served list is not the shop's four.
+    ("a tool name with a dot", "test_served"): "shop-contract",
+}
+
+
+def quotable_rules(check: str) -> list[str]:
+    """The rule lines a failure of ``check`` may quote: its main rule, or one of its others."""
+    from grader.checker.catalogue import CATALOGUE
+    from grader.course.expect import rule_and_fix
+
+    rules = [rule_and_fix(check)[0]]
+    if check in CATALOGUE:
+        rules += [f"{r.source} ({r.keyword}): {r.text}" for r in CATALOGUE[check].also.values()]
+    return [r for r in rules if r]
+
+
+def quoted_rule(text: str) -> str:
+    """The rule paragraph of a failure's text, its wrapped lines joined."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith("rule:")), None)
+    if start is None:
+        return ""
+    paragraph = [lines[start].strip().removeprefix("rule:").strip()]
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * 12) or line.strip().startswith(("fix:", "stderr")):
+            break
+        paragraph.append(line.strip())
+    return " ".join(paragraph)
+
+
+def test_every_bug_row_names_its_rule() -> None:
+    assert {b[1] for b in BUGS} == set(RULES), "every bug row says which rule it breaks, and only they"
+    for check in {*RULES.values(), *CELL_RULES.values()}:
+        assert quotable_rules(check), f"{check}: no rule in the catalogue or the lessons' table"
+
 
 # The clinic's answers are data and files: its bug rows change those (stage, name, change, cells that must lose).
 CLINIC_BUGS: list[tuple[str, str, str, set[str]]] = [
@@ -353,7 +560,7 @@ HANGS: dict[str, tuple[str, str]] = {
         "        result_reply(id, methods[method](params))\n",
     ),
     "03-lifecycle": ("        reply = dispatcher.handle_line(line)\n", "        reply = None\n"),
-    "04-tools-list": ('    return {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
+    "04-tools-list": ('    result = {"tools": all_tools()}\n', "    import time\n\n    time.sleep(3600)\n"),
     "05-tools-call": (
         '    name = params.get("name")\n',
         '    import time\n\n    time.sleep(3600)\n    name = params.get("name")\n',
@@ -475,6 +682,13 @@ def test_solutions_full_marks_release_zero(course: Path, name: str) -> None:
     assert full.score == full.max_score, f"solutions lost points in {sorted(full.lost())}"
     assert zero.score == 0, f"the untouched release scored in {sorted(set(zero.cells) - zero.lost())}"
     assert not full.flag_kinds() and not zero.flag_kinds(), (full.flags, zero.flags)
+    # A stub that still raises says so in every cell it costs, the capstone's too: never a dead server,
+    # an SDK's ExceptionGroup or a time-out. (The clinic hands out answers and servers, not stubs.)
+    if name not in ("08-clinic-diagnosis", "09-clinic-repair"):
+        notebook = autograded_notebook(course, "untouched", stage)
+        said = {cell: (error_texts(notebook, cell) or [""])[0] for cell in zero.lost()}
+        unsaid = {cell: text.splitlines()[:1] for cell, text in said.items() if "not written yet" not in text}
+        assert not unsaid, f"cells of the untouched release that do not say what is not written yet: {unsaid}"
     print(
         f"{name}: {stage.points()} points; graded in {full.seconds:.1f} s (solutions), {zero.seconds:.1f} s (untouched)"
     )
@@ -497,6 +711,12 @@ def test_one_bug_loses_only_its_rule(
         texts = error_texts(notebook, cell)
         # (The learner's own traceback may be the evidence; a traceback of the grader's never is.)
         assert texts and not texts[0].startswith("Traceback"), f"{cell}: {texts[:1]}"
+        # ... and quotes the rule this row breaks, as the check that found it words it.
+        check = CELL_RULES.get((bug, cell), RULES[bug])
+        first = texts[0].removeprefix("Failure").strip()
+        assert first.startswith(f"{check}:"), f"{bug}: {cell} names another rule: {first.splitlines()[0]}"
+        rule = " ".join(quoted_rule(texts[0]).split())
+        assert any(rule == " ".join(r.split()) for r in quotable_rules(check)), f"{bug}: {cell} quotes {rule!r}"
 
 
 DEBUG_LINE = 'import sys as _debug\nprint("debug: my module is loaded", file=_debug.stderr)\n'
@@ -543,7 +763,7 @@ def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, t
         if "misdiagnosed" in bug:
             value[target]["rule"] = "ping" if value[target]["rule"] != "ping" else "id-echo"
         elif "reproduce" in value[target]:
-            value[target]["reproduce"] = ['{"jsonrpc":"2.0","id":1,"method":"ping"}']
+            value[target]["reproduce"] = harmless_lines(course / "source" / name, student, target)
         else:
             value[target]["line"] = 1
         source = stage.text.read_text(encoding="utf-8")
@@ -554,6 +774,59 @@ def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, t
     submit(course, student, stage, text, files)
     grades = grade(course, student, stage)
     assert grades.lost() == lost, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
+
+
+# Repairs that fix the defect and break what the author wanted (the lesson says the repair must keep it):
+# (file, text replaced in the instructor's repair, cells that must lose).
+REPAIR_BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
+    (
+        "repair_3.py",
+        "keyed by the id, cancel still looks up str(requestId)",
+        (
+            '        request_id = params.get("requestId")\n'
+            "        call = self.running.get(request_id) if isinstance(request_id, (str, int)) else None\n",
+            '        call = self.running.get(str(params.get("requestId")))\n',
+        ),
+        {"test_repair_3"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("target", "bug", "replace", "lost"), REPAIR_BUGS, ids=[b[1] for b in REPAIR_BUGS])
+def test_a_repair_that_breaks_what_it_must_keep_loses_its_point(
+    course: Path, target: str, bug: str, replace: tuple[str, str], lost: set[str]
+) -> None:
+    stage = STAGES["09-clinic-repair"]
+    student = re.sub(r"\W+", "-", bug)
+    files = solved_files(stage, course)
+    old, new = replace
+    assert files[target].count(old) == 1, f"{target}: the bug's text must occur exactly once"
+    files[target] = files[target].replace(old, new)
+    submit(course, student, stage, notebook_text(stage, course=course, student=student), files)
+    grades = grade(course, student, stage)
+    assert grades.lost() == lost, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
+    texts = error_texts(autograded_notebook(course, student, stage), "test_repair_3")
+    assert texts and "clinic-repair:" in texts[0] and "cancel" in texts[0], texts[:1]
+
+
+def harmless_lines(source: Path, student: str, case: str) -> list[str]:
+    """Lines on which ``case`` does nothing the healthy server does not (a ping shows a ping defect)."""
+    import sys
+
+    from grader.checker.transcript import broken
+    from grader.course import clinic
+    from grader.course.checks.stage08 import REFERENCE
+    from grader.course.clinic.replay import replay
+
+    command = [sys.executable, "-m", "grader.course.clinic.server", clinic.salt(source), student, case]
+    for lines in (
+        ['{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        ['{"jsonrpc":"2.0","method":"notifications/mcp-lab/nothing"}'],
+        ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+    ):
+        if not broken(replay(command, lines), replay(REFERENCE, lines)):
+            return lines
+    pytest.fail(f"{case}: every candidate line shows its defect")
 
 
 def notebook_text_from(stage: build.Stage, text: str) -> str:

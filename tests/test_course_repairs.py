@@ -228,8 +228,23 @@ def variants() -> dict[str, Variant]:
                     o(3),
                     ("        key = str(request_id)\n", "        key = json.dumps(request_id)\n"),
                     (FINISH, FINISH.replace("self.reply(key,", "self.reply(json.loads(key),")),
+                    # ... and cancel looks a call up by the same key (str() would miss "17": cancelling breaks)
+                    (
+                        '        call = self.running.get(str(params.get("requestId")))\n',
+                        '        call = self.running.get(json.dumps(params.get("requestId")))\n',
+                    ),
                 ),
                 True,
+            ),
+            "3-json-key-cancel-missed": Variant(
+                3,
+                edit(
+                    o(3),
+                    ("        key = str(request_id)\n", "        key = json.dumps(request_id)\n"),
+                    (FINISH, FINISH.replace("self.reply(key,", "self.reply(json.loads(key),")),
+                ),
+                False,
+                "clinic-repair",
             ),
             # 4: a vendored library that prints and writes to descriptor 1
             "4-redirect-python-stdout-only": Variant(

@@ -6,6 +6,7 @@ but not this repository (its editable install is left out), the kit first on the
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -116,3 +117,38 @@ def test_progress_in_the_kit_runs_the_stages_the_workspace_holds(kit: Kit, tmp_p
     for name in SOLVED:
         points = STAGES[name].points()
         assert f"{points}/{points}" in lines[name] and "public checks passed" in lines[name], lines[name]
+
+
+SOLVER = """
+import json
+from grader.course import clinic
+from grader.course.clinic import draw_for
+cases = draw_for("a-class-salt", "kit-learner")
+print(json.dumps({
+    "rules": sorted({c.defect.rule for c in cases} | {r for c in cases for r in c.defect.also}),
+    "key": sorted({entry["rule"] for entry in clinic.key(None, "kit-learner").values()}),
+    "families": len({c.defect.family for c in cases}),
+}))
+"""
+
+
+def test_a_script_over_the_kits_clinic_reads_no_rule(kit: Kit) -> None:
+    """Stage 08 is not solved by calling the kit's clinic: each case's defect is there (its server
+    runs on the learner's machine), the rule it breaks is not."""
+    solved = kit.python(SOLVER)
+    assert solved.returncode == 0, solved.stderr
+    found = json.loads(solved.stdout)
+    assert found["rules"] == [""] and found["key"] == [""], found
+    assert found["families"] > 1  # the cases themselves are drawn as before
+    text = (kit.folder / "grader" / "course" / "clinic" / "defects.py").read_text(encoding="utf-8")
+    assert not [rule for rule in ("id-echo", "stdout-flush", "stdout-json-lines", "survives-bad-input") if rule in text]
+    served = subprocess.run(
+        ["python3", "-m", "grader.course.clinic.server", "a-class-salt", "kit-learner", "case-01"],
+        input='{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+        capture_output=True,
+        text=True,
+        env={**kit.env, "PYTHONPATH": str(kit.folder)},
+        timeout=60,
+        cwd=kit.folder.parent,
+    )
+    assert served.stdout or served.stderr, "the kit's case server still runs"

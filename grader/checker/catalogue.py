@@ -223,7 +223,8 @@ CHECKS: dict[str, Check] = {
         ),
         Check(
             "notification-silence",
-            "no reply to notifications (initialized, unknown ones, cancelled)",
+            "no reply to notifications (initialized, unknown ones, cancelled, and ones named like requests: "
+            "ping, tools/list), and the server keeps serving after them",
             "MUST NOT",
             f"{_BASE} > Notifications; {_RPC}",
             "the receiver of a notification MUST NOT send a response",
@@ -233,6 +234,16 @@ CHECKS: dict[str, Check] = {
             "test with `'id' in msg`, not `msg.id == null`",
             neutral="a message without an id member is a notification: handle or ignore it and write nothing, "
             "not even an error",
+            also={
+                "request-named": Rule(
+                    "MUST NOT",
+                    "JSON-RPC 2.0 section 4.1; MCP 2025-11-25, Base Protocol > Notifications",
+                    "a request object without an id member is a notification, whatever its method (ping, "
+                    "tools/list, one the server does not know): the server MUST NOT reply to it",
+                    'decide "is it a notification?" with `"id" not in msg` before anything reads msg["id"], '
+                    'whatever the method: {"method": "ping"} with no id gets no reply, and no KeyError',
+                ),
+            },
         ),
         Check(
             "parse-error",
@@ -402,13 +413,17 @@ CHECKS: dict[str, Check] = {
             "schema",
             f"{_TOOLS} > Tool Result; MCP 2025-11-25 schema.ts CallToolResult",
             "content is a list of items with a type (text, image, audio, resource_link, resource)",
-            'return {"content": [{"type": "text", "text": "..."}]}; keep subprocesses off your stdout '
-            "(stdout=subprocess.PIPE or DEVNULL, stdin=DEVNULL)",
-            node='return {content: [{type: "text", text: "..."}]}; keep child processes off your stdout '
-            "(spawn with stdio: ['ignore', 'pipe', 'inherit'])",
-            neutral='return {"content": [{"type": "text", "text": "..."}]}; keep child processes off your stdout',
+            'return {"content": [{"type": "text", "text": "..."}]}: a list of typed items, never a bare string',
+            node='return {content: [{type: "text", text: "..."}]}: a list of typed items, never a bare string',
+            neutral='return {"content": [{"type": "text", "text": "..."}]}: a list of typed items, never a bare string',
             also={
-                "stdout": Rule("MUST NOT", _STDIO, "nothing but MCP messages on stdout, also during tool calls"),
+                "stdout": Rule(
+                    "MUST NOT",
+                    _STDIO,
+                    "nothing but MCP messages on stdout, also during tool calls",
+                    "log to stderr, and keep child processes off your stdout: give each its own stdout pipe and "
+                    "no stdin (Python: stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)",
+                ),
                 "no-reply": _NO_REPLY,
                 "slow": Rule(
                     "SHOULD",
@@ -605,6 +620,14 @@ HTTP_CHECKS: dict[str, Check] = {
                     "an id the server never issued names no session: the spec's answer for a session that is "
                     "gone is 404, which tells the client to initialize again",
                 ),
+                "no-content": Rule(
+                    "MUST NOT",
+                    "RFC 9110 sections 8.6 and 15.3.5 (204 No Content)",
+                    "a 204 response has no content: a server MUST NOT send a Content-Length header field in a "
+                    "response with status 204, nor a body after its headers",
+                    "answer DELETE with 204 and no Content-Length and no body (or with 200 and a body of its own); "
+                    "in a reply() helper: send Content-Length and write the body only when the status is not 204",
+                ),
             },
         ),
         Check(
@@ -760,8 +783,8 @@ HTTP_CHECKS: dict[str, Check] = {
 }
 
 # Checks of CHECKS that the modern session judges too (the stdout rules over every process's
-# lines, the tool list and calls under 2026-07-28, the exit at end of input); the rest are judged
-# in the legacy sessions only.
+# lines, ids, notifications and bad input, the tool list and calls under 2026-07-28, the exit at
+# end of input); the rest are judged in the legacy sessions only.
 BOTH_ERAS = frozenset(
     {
         "stdout-json-lines",
@@ -771,6 +794,12 @@ BOTH_ERAS = frozenset(
         "stdout-strict-json",
         "stdout-line-size",
         "envelope",
+        "id-echo",
+        "notification-silence",
+        "parse-error",
+        "invalid-request",
+        "method-not-found",
+        "survives-bad-input",
         "exit-on-eof",
         "tools-list",
         "tool-names",

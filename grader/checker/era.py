@@ -131,11 +131,22 @@ def legacy_opened(ctx: Any, reply: Any) -> bool:
     answered = isinstance(result, dict)
     got = "a result" if answered else f"error {reply.code}" if reply.error is not None else "no reply"
     eras.set_legacy(answered, f"initialize got {got}")
-    if answered or eras.mode != "auto" or reply.spread or reply.near_miss is not None:
+    if answered or not eras.asked("modern") or reply.spread or reply.near_miss is not None:
         return True
     if eras.wait("modern", ctx.init_timeout + ctx.timeout + 5.0) is not True:
         return True  # neither era: judged as legacy, as ever
     f = ctx.findings
+    if eras.mode != "auto":
+        # The legacy era asked for by name (--era both) from a modern-only server: initialize-result
+        # says so once, and the rest of the legacy conversation, which would only repeat it, is not run.
+        f.failed(
+            "initialize-result",
+            f"initialize got {got}: the server speaks only the modern era, and --era {eras.mode} asks for the "
+            "legacy one too",
+            {"sent": json.dumps(reply.sent), "received": json.dumps(reply.message, ensure_ascii=False)[:300]},
+        )
+        f.unreached = "not reached: initialize was refused (the server speaks only the modern era)"
+        return False
     if reply.message is None:
         f.failed(
             "modern-removed-methods",

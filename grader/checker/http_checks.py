@@ -172,6 +172,15 @@ def judge_session(ctx: HttpContext, probe: HttpProbe) -> None:
     ended = probe.http("DELETE", b"", probe.headers_for({"Content-Type": None}), "session")
     probe.closed = True
     note = ""
+    if ended.status == 204 and ("content-length" in ended.headers or ended.data):
+        f.failed(
+            "http-session",
+            "DELETE got 204 No Content with "
+            + (f"Content-Length: {ended.headers['content-length']}" if "content-length" in ended.headers else "a body")
+            + ": a 204 has no content, and so no Content-Length",
+            evidence(ended, "204 with no Content-Length and no body"),
+            rule="no-content",
+        )
     if ended.status is not None and 200 <= ended.status < 300:
         after = probe.http("POST", ping("session-3"), probe.headers_for(), "session")
         if after.status != 404:

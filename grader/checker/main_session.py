@@ -22,6 +22,7 @@ from .context import Context, call_tool, initialize, no_reply_evidence, why_no_r
 from .era import legacy_opened, mixing_on_legacy
 from .features import judge_prompts, judge_resources
 from .probe import Probe, Received, Reply, show, show_json
+from .request_named_notifications import run_request_named
 from .shop_contract import ShopTruth, judge_contract, judge_injection
 from .signatures import kind_of
 from .structured_output import judge_structured_output
@@ -412,6 +413,19 @@ class MainSession:
                 probe.close()
                 return
             probe.notify("notifications/initialized")
+        probe = run_request_named(ctx, probe)
+        if probe.stalled and probe.alive() and not probe.stdout_closed():
+            # Silent since a notification: each bad input would wait its full timeout for nothing,
+            # and its verdict would blame the bad input. A fresh process takes them.
+            probe.close()
+            probe = ctx.start("bad-input after a notification")
+            if initialize(probe, ctx).message is None:
+                for check in BAD_INPUT_CHECKS:
+                    self.f.skipped(check, "not judged: a fresh process for bad input did not answer initialize")
+                probe.close()
+                return
+            probe.notify("notifications/initialized")
+            fresh = True
         final, answering = run_bad_input(ctx, probe)
         if fresh:
             final.close()

@@ -10,6 +10,14 @@ that ``resultType`` and the caching hints are judged on all of them at the end.
 
 Findings of checks that the legacy sessions judge too (the tool list and calls, the stdout rules,
 the exit) carry the revision 2026-07-28, so the report says under which era each one holds.
+
+    >>> import sys
+    >>> from grader.checker.catalogue import CHECKS, MODERN_CHECKS
+    >>> from grader.checker.verdicts import Findings
+    >>> ctx = Context([sys.executable, "-m", "reference.server"], findings=Findings([*CHECKS, *MODERN_CHECKS]))
+    >>> ModernSession(ctx).run()
+    >>> ctx.eras.modern, ctx.findings.status("discover-result"), ctx.findings.status("modern-cacheable")
+    (True, 'pass', 'pass')
 """
 
 from __future__ import annotations
@@ -17,24 +25,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, CLIENT_INFO, MODERN, PROTOCOL_VERSION, SUBSCRIPTION_ID
+from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, MODERN, PROTOCOL_VERSION
 
 from .context import CLIENT_INFO as CHECKER
 from .context import Context, no_reply_evidence, why_no_reply
 from .main_session import EXIT_GRACE, EXIT_GRACE_MAX, EXIT_PER_STARTUP, judge_exit, judge_tools, noise
+from .modern_basics import bad_input, ids_and_notifications
 from .modern_checks import (
     MISSING_CAPABILITY,
     UNSUPPORTED_VERSION,
     cacheable_problems,
     discover_problems,
-    forge,
-    input_required_problems,
-    input_responses,
     result_type_problem,
     server_info_problem,
     server_requests,
     unsupported_problems,
 )
+from .modern_round_trip import round_trip
+from .modern_subscriptions import judge_subscriptions
+from .modern_wire import ASKING, UNKNOWN_URI, Revised, meta
 from .probe import Probe, Reply, show, show_json
 from .tool_calls import example_arguments, is_shop, result_problem, safe_to_call
 
@@ -53,29 +62,9 @@ MODERN_ONLY = (
     "modern-request-state",
     "modern-subscriptions",
 )
-ASKING = {"elicitation": {}}  # what the tool calls declare: a server may ask the user (and must ask so)
 UNKNOWN_VERSION = "1999-01-01"
-UNKNOWN_URI = "mcp-lab-check://no-such-resource/1"
 REMOVED = ("ping", "logging/setLevel", "resources/subscribe", "initialize")
 MODERN_ERRORS = (UNSUPPORTED_VERSION, MISSING_CAPABILITY, -32020)  # recognised as modern by a dual-era client
-
-
-def meta(capabilities: dict[str, Any] | None = None, version: Any = MODERN) -> dict[str, Any]:
-    """The per-request ``_meta`` envelope (basic/index, General fields > _meta)."""
-    return {PROTOCOL_VERSION: version, CLIENT_CAPABILITIES: capabilities or {}, CLIENT_INFO: CHECKER}
-
-
-class Revised:
-    """The findings, every one marked with the modern revision (by_revision then tells the eras apart)."""
-
-    def __init__(self, findings: Any) -> None:
-        self.f = findings
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.f, name)
-        if name in ("passed", "failed", "warned", "skipped"):
-            return lambda *args, **how: method(*args, **{"revision": MODERN, **how})
-        return method
 
 
 class ModernSession:
@@ -214,8 +203,12 @@ class ModernSession:
         self.envelope_errors()
         self.unsupported_version()
         self.removed_methods()
-        self.subscriptions()
-        self.era_mixing()
+        judge_subscriptions(self)
+        ids_and_notifications(self)
+        if bad_input(self):
+            self.era_mixing()
+        else:
+            self.f.skipped("era-mixing", "not judged: the server stopped answering after a bad input", revision=MODERN)
         self.judge_results()
         self.judge_server_requests()
 
@@ -310,7 +303,7 @@ class ModernSession:
         elif not safe:
             f.skipped("tools-call-result", "no tool is annotated readOnlyHint: true; pass --call-tools to call them")
         if asking:
-            self.round_trip(*asking[0])
+            round_trip(self, *asking[0])
         else:
             why = "no tool call answered input_required"
             self.no_mrtr(
@@ -321,94 +314,6 @@ class ModernSession:
     def no_mrtr(self, why: str) -> None:
         self.f.skipped("modern-input-required", f"not judged: {why}")
         self.f.skipped("modern-request-state", f"not judged: {why}")
-
-    # -- input_required ----------------------------------------------------------------------------
-    def round_trip(self, tool: dict[str, Any], first: Reply) -> None:
-        """Answer the input requests (declining), retry; retry again with a forged state; ask without
-        the capability (basic/patterns/mrtr)."""
-        f, name = self.f, tool["name"]
-        result = first.result
-        problems = input_required_problems(result, ASKING)
-        evidence = {"sent": show_json(first.sent), "received": show_json(result, 600)}
-        if problems:
-            f.failed("modern-input-required", f"{name}: {problems[0]}", {**evidence, "problems": problems})
-        state = result.get("requestState")
-        answers = input_responses(result.get("inputRequests"))
-        retry: dict[str, Any] = {"inputResponses": answers} if answers else {}
-        if isinstance(state, str):
-            retry["requestState"] = state
-        again = self.call(tool, retry)
-        evidence["retry"] = show_json(again.sent, 600)
-        evidence["retry_answer"] = show_json(again.message, 400)
-        if again.message is None:
-            f.failed(
-                "modern-input-required",
-                f"{name}: the retry with the answers got {why_no_reply(self.probe, again, 'it')}",
-                evidence,
-            )
-        elif again.error is not None and not problems:
-            f.warned(
-                "modern-input-required",
-                f"{name}: the retry with the answers (declined) got error {again.code}, not a result",
-                evidence,
-                rule="retry",
-            )
-        elif not problems:
-            kind = again.result.get("resultType") if isinstance(again.result, dict) else None
-            f.passed(
-                "modern-input-required",
-                f"{name} asked for input ({', '.join(sorted(answers)) or 'requestState only'}); the retry got {kind}",
-            )
-        # Without the capability, the same call must not ask for it.
-        bare = self.call(tool, capabilities={})
-        asked = bare.result if isinstance(bare.result, dict) else {}
-        if asked.get("resultType") == "input_required" and (wrong := input_required_problems(asked, {})):
-            f.failed(
-                "modern-input-required",
-                f"{name}, called with no client capabilities: {wrong[0]}",
-                {"sent": show_json(bare.sent), "received": show_json(asked, 400)},
-            )
-        self.tamper(tool, retry, state, again)
-
-    def tamper(self, tool: dict[str, Any], retry: dict[str, Any], state: Any, honest: Reply) -> None:
-        f, name = self.f, tool["name"]
-        if not isinstance(state, str):
-            f.skipped("modern-request-state", f"not judged: {name}'s input_required result carries no requestState")
-            return
-        forged = forge(state)
-        reply = self.call(tool, {**retry, "requestState": forged})
-        result = reply.result if isinstance(reply.result, dict) else None
-        evidence = {
-            "requestState": state[:200],
-            "forged": forged[:200],
-            "sent": show_json(reply.sent, 600),
-            "received": show_json(reply.message, 400),
-            "expected": "an error (the state fails verification), or input_required asking again",
-        }
-        if reply.message is None:
-            f.failed(
-                "modern-request-state", f"{name}: {why_no_reply(self.probe, reply, 'the tampered retry')}", evidence
-            )
-        elif (
-            result is not None
-            and result.get("resultType", "complete") == "complete"
-            and result.get("isError") is not True
-        ):
-            read_only = (tool.get("annotations") or {}).get("readOnlyHint") is True
-            f.add(
-                "modern-request-state",
-                "warn" if read_only else "fail",
-                f"{name} accepted a tampered requestState and completed: the state is trusted blindly",
-                evidence,
-                rule="read-only" if read_only else "main",
-            )
-        else:
-            how = (
-                f"error {reply.code}"
-                if reply.error is not None
-                else f"a {result.get('resultType') if result else '?'} result"
-            )
-            f.passed("modern-request-state", f"{name} refused a tampered requestState ({how})")
 
     # -- resources and prompts ---------------------------------------------------------------------
     def features(self) -> None:
@@ -521,85 +426,6 @@ class ModernSession:
                 "modern-removed-methods", f"-32601 for {', '.join(REMOVED[:-1])}, an error for initialize ({MODERN})"
             )
 
-    # -- subscriptions -----------------------------------------------------------------------------
-    def subscriptions(self) -> None:
-        f, probe = self.f, self.probe
-        caps = self.capabilities
-        wanted = {
-            key: True
-            for key, feature in (
-                ("toolsListChanged", "tools"),
-                ("promptsListChanged", "prompts"),
-                ("resourcesListChanged", "resources"),
-            )
-            if isinstance(caps.get(feature), dict) and caps[feature].get("listChanged") is True
-        }
-        subscribe = isinstance(caps.get("resources"), dict) and caps["resources"].get("subscribe") is True
-        if not wanted and not subscribe:
-            f.skipped(
-                "modern-subscriptions", "not judged: the server declares no listChanged and no resources.subscribe"
-            )
-            return
-        filter_: dict[str, Any] = dict(wanted)
-        if subscribe:
-            filter_["resourceSubscriptions"] = [UNKNOWN_URI]
-        listen_id = "listen-1"
-        params = {"notifications": filter_, "_meta": meta()}
-        probe.send({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params})
-        deadline = probe.child.elapsed() + probe.timeout
-        ack = None
-        before: list[Any] = []
-        ended = None
-        while ack is None and ended is None and (left := deadline - probe.child.elapsed()) > 0:
-            item = probe.read(left)
-            if item is None:
-                break
-            message = item.message if isinstance(item.message, dict) else {}
-            tag = (
-                ((message.get("params") or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
-                if isinstance(message.get("params"), dict)
-                else None
-            )
-            if message.get("method") == "notifications/subscriptions/acknowledged":
-                ack = message
-            elif message.get("id") == listen_id and "method" not in message:
-                ended = message
-            elif tag == listen_id:
-                before.append(message)
-        evidence: dict[str, Any] = {
-            "sent": show_json({"id": listen_id, "method": "subscriptions/listen", "params": params})
-        }
-        if ack is None:
-            got = f"the response {show_json(ended, 200)}" if ended else "nothing"
-            if ended is not None and (ended.get("error") or {}).get("code") == -32601:
-                f.warned(
-                    "modern-subscriptions",
-                    "subscriptions/listen is not served (-32601), though the server declares change notifications",
-                    {**evidence, "received": show_json(ended)},
-                    rule="unserved",
-                )
-            else:
-                f.failed("modern-subscriptions", f"subscriptions/listen got {got} before an acknowledgement", evidence)
-            return
-        tag = ((ack.get("params") or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
-        evidence["received"] = show_json(ack, 300)
-        if before:
-            f.failed(
-                "modern-subscriptions", "a notification of the subscription came before its acknowledgement", evidence
-            )
-        elif tag != listen_id or type(tag) is not type(listen_id):
-            f.failed(
-                "modern-subscriptions",
-                f"the acknowledgement's _meta[{SUBSCRIPTION_ID!r}] is {json.dumps(tag)}, not the listen request's id "
-                f"{json.dumps(listen_id)}",
-                evidence,
-            )
-        else:
-            f.passed("modern-subscriptions", f"subscriptions/listen acknowledged first, tagged {json.dumps(listen_id)}")
-        # End it as a stdio client does; a final response may follow (read briefly, not required).
-        probe.notify("notifications/cancelled", {"requestId": listen_id, "reason": "mcp-lab check: done"})
-        probe.drain(0.2)
-
     # -- the other era on this connection ----------------------------------------------------------
     def era_mixing(self) -> None:
         params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CHECKER}
@@ -618,15 +444,32 @@ class ModernSession:
     # -- judged over the whole session -------------------------------------------------------------
     def judge_results(self) -> None:
         f = self.f
-        untyped = [f"{m}: {p} (sent {s})" for m, r, s in self.results if (p := result_type_problem(r))]
+        untyped = [(m, r, sent) for m, r, sent in self.results if result_type_problem(r)]
         if untyped:
-            f.failed("modern-result-type", untyped[0], {"problems": untyped})
+            method, result, sent = untyped[0]
+            methods = sorted({m for m, _, _ in untyped})
+            f.failed(
+                "modern-result-type",
+                f"{len(untyped)} of {len(self.results)} modern results: {result_type_problem(result)} "
+                f"({', '.join(methods)})",
+                {
+                    "sent": sent,
+                    "received": show_json(result, 200),
+                    "expected": '"resultType": "complete" (or "input_required") in every result',
+                    "problems": list(dict.fromkeys(f"{m}: {result_type_problem(r)}" for m, r, _ in untyped)),
+                },
+            )
         else:
             f.passed("modern-result-type", f"all {len(self.results)} modern results carry a known resultType")
-        hints = [f"{m}: {p}" for m, r, _ in self.results for p in cacheable_problems(m, r)]
+        hints = [(m, p, r) for m, r, _ in self.results for p in cacheable_problems(m, r)]
         counted = sorted({m for m, r, _ in self.results if m in CACHEABLE})
         if hints:
-            f.failed("modern-cacheable", hints[0], {"problems": hints})
+            method, problem, result = hints[0]
+            f.failed(
+                "modern-cacheable",
+                f"{method}: {problem}",
+                {"received": show_json(result, 200), "problems": list(dict.fromkeys(f"{m}: {p}" for m, p, _ in hints))},
+            )
         else:
             f.passed("modern-cacheable", f"ttlMs and cacheScope on every complete result of {', '.join(counted)}")
 

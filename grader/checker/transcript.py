@@ -22,6 +22,7 @@ from typing import Any
 
 from reference.child import Line
 
+from .signatures import kind_of
 from .stdout_rules import envelope_problem, line_problems
 from .structured_output import result_problems
 from .tool_calls import result_problem
@@ -109,7 +110,25 @@ def _stdout_json_lines(case: Session, ref: Session) -> str:
 
 def _stdout_silent_at_start(case: Session, ref: Session) -> str:
     early = [item.data for item in case.received if item.early]
-    return f"it wrote {early[0][:60]!r} before anything was sent" if early else ""
+    if early:
+        return f"it wrote {early[0][:60]!r} before anything was sent"
+    # A server answers in order: a line of text before its first reply was written before it answered
+    # anything, however slowly it started (no time window: what counts must not depend on the load).
+    # Not a framing header, a blank line or a piece of pretty-printed JSON: those begin a reply.
+    for item in case.received:
+        if _decode_line(item.data) is not None:
+            break
+        text = not item.data[:1].isspace() and item.data[:1] not in (b"{", b"[", b"}", b"]", b'"')
+        if text and kind_of(item.data) != "header":
+            return f"it wrote {item.data[:60]!r} before its first reply"
+    return ""
+
+
+def _decode_line(data: bytes) -> Any:
+    try:
+        return json.loads(data.rstrip(b"\r"))
+    except ValueError:
+        return None
 
 
 def _stdout_flush(case: Session, ref: Session) -> str:
@@ -129,6 +148,11 @@ def _stdout_flush(case: Session, ref: Session) -> str:
 def _id_echo(case: Session, ref: Session) -> str:
     requests = _requests(case)
     answered = _by_id(case)
+    # A falsy id (0, "") taken for a missing one: the request gets no reply at all, where the
+    # reference answers it, and the server lives on.
+    for key in requests:
+        if json.loads(key) in (0, "") and key in _by_id(ref) and key not in answered and not case.died:
+            return f'the request with id {key} got no reply at all (0 and "" are ids like any other)'
     for key, reply in answered.items():
         if key not in requests and key not in _by_id(ref):
             loose = [k for k in requests if _loose(json.loads(k)) == _loose(reply.get("id"))]

@@ -122,6 +122,7 @@ _WHY = {
     "# checks, run outside the learner's kernel against their %%module files (mcp-lab course grade).",
     "OverwriteCells": "A graded cell the learner deleted comes back from the source and is graded like the others.",
     "GenerateFeedback": "Feedback shows scores and the learner's own failures, never the source of hidden tests.",
+    "ExchangeFactory": "nbgrader collect copies plain files only: never what a link in the exchange points at.",
 }
 
 
@@ -136,6 +137,7 @@ def settings() -> dict[str, dict[str, Any]]:
         },
         "OverwriteCells": {"add_missing_cells": True},
         "GenerateFeedback": {"preprocessors": FEEDBACK_PREPROCESSORS},
+        "ExchangeFactory": {"collect": "grader.grading.collect.PlainCollect"},
     }
 
 

@@ -24,13 +24,18 @@ from grader.checker.probe import Probe, same_id
 from reference import PROTOCOL_REVISION
 from reference.framing import encode
 
-from .expect import Failure, code_name, describe_id, same_json, show
+from .expect import Failure, code_name, describe_id, followed_rule, not_written, not_written_yet, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
 # seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
 # in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
 CHECK_CALL_TIMEOUT = 5.0
+# exit-on-eof's rule is a SHOULD, and mcp-lab check only warns: the course grades it, and says why.
+COURSE_ASKS_EXIT = (
+    "a SHOULD, on which mcp-lab check only warns; this course asks it of your server (stage 03 teaches it): "
+    "a server that outlives its client's stdin is an orphan process the host must kill"
+)
 
 
 def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -44,6 +49,26 @@ def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -
 def initialize(version: str = PROTOCOL_REVISION, id: Any = None) -> dict[str, Any]:
     params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "course", "version": "1.0"}}
     return request("initialize", id, params)
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "course", "version": "1.0"},
+}
+
+
+def modern(method: str, id: Any = None, params: dict[str, Any] | None = None, **meta: Any) -> dict[str, Any]:
+    """A 2026-07-28 request: ``params._meta`` carries its version, capabilities and client (``meta``:
+    keys to change, by their last part, e.g. ``protocolVersion="2099-01-01"``; ``None`` drops one)."""
+    envelope = dict(MODERN_META)
+    for name, value in meta.items():
+        key = f"io.modelcontextprotocol/{name}"
+        if value is None:
+            envelope.pop(key, None)
+        else:
+            envelope[key] = value
+    return request(method, id, {**(params or {}), "_meta": envelope})
 
 
 def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -65,8 +90,11 @@ def fresh_id() -> Any:
 class Server:
     """A server process under test: send frames, expect replies or silence, all within timeouts."""
 
-    def __init__(self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], timeout: float = REPLY_TIMEOUT, env: dict[str, str] | None = None, judge: bool = True
+    ) -> None:
         self.argv = list(argv)
+        self.judge = judge  # False: a session that only shows what came (lab.watch), judged by no one
         self.timeout = timeout
         # The harness starts it with this environment less PYTHONUNBUFFERED, plus ``env``.
         self.probe = Probe(self.argv, timeout, env=env, name="learner")
@@ -75,11 +103,39 @@ class Server:
     def __enter__(self) -> Server:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, value: object, *exc: object) -> None:
         self.close()
+        if not self.judge:
+            return
+        if kind is None:  # the session's own failure, if any, says more than its stdout's tail
+            self.expect_clean_stdout()
+        elif isinstance(value, Failure) and value.check != "module":
+            # A stub still as handed out killed the server, or made it answer -32603: say that.
+            stderr = self.probe.stderr_tail(4000)
+            name = not_written(stderr)
+            if name:
+                raise not_written_yet(name, stderr) from None
 
     def close(self) -> None:
         self.probe.close()
+
+    def expect_clean_stdout(self) -> None:
+        """Every line the server wrote in the whole session, up to its exit, is a protocol message.
+
+        A print() in a handler may sit unflushed in the text layer's buffer all session, and reach
+        the host only at exit: it breaks the stream as surely as a flushed one, so it costs the same.
+        """
+        noise = [item for item in self.probe.received if not item.json_ok]
+        if noise:
+            late = not any(f.direction == "received" and f.stdin_open and not _json(f.data) for f in self.probe.frames)
+            raise Failure(
+                "stdout-json-lines",
+                f"your server wrote {len(noise)} line(s) to stdout that are not JSON-RPC messages"
+                + (" when it exited: a print() left in the buffer reaches the host then" if late else ""),
+                received=[show(item.line.data) for item in noise[:4]],
+                hint="print(..., file=sys.stderr) for anything that is not a protocol message, in every handler",
+                stderr=self.probe.stderr_tail(),
+            )
 
     # -- sending and receiving ------------------------------------------------------------------
     def send(self, frame: Any) -> None:
@@ -154,11 +210,14 @@ class Server:
                 "exit-on-eof",
                 f"stdin was closed, and {timeout:.0f} s later the server was still running",
                 expected="read_frame returns None at end of input, and the loop returns 0",
+                course=COURSE_ASKS_EXIT,
                 stderr=self.probe.stderr_tail(),
             )
         if code != 0:
             stderr = self.probe.stderr_tail()
-            raise Failure("exit-on-eof", f"the server exited with status {code}, not 0", stderr=stderr)
+            raise Failure(
+                "exit-on-eof", f"the server exited with status {code}, not 0", course=COURSE_ASKS_EXIT, stderr=stderr
+            )
         # What a process writes on its way out still reaches the host: a print that sat in the
         # text layer's buffer all session arrives now, and breaks the stream at the last moment.
         noise = [item for item in self.probe.read_for(0.3) if not item.json_ok]
@@ -225,6 +284,10 @@ def answers_a_tool_call(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> 
         server.send(notification("notifications/initialized"))
         call = request("tools/call", params={"name": "count_orders", "arguments": {}})
         server.expect(call, {"jsonrpc": "2.0", "id": call["id"]}, "tools-call-result")
+    # A tool still a stub is answered as a crash (isError): say what is not written, not what differs.
+    stderr = server.probe.stderr_tail(4000)  # whole now: the process has ended
+    if name := not_written(stderr):
+        raise not_written_yet(name, stderr)
 
 
 def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
@@ -236,6 +299,9 @@ def graded_check(argv: Sequence[str], timeout: float = REPLY_TIMEOUT) -> Any:
     return run_check(list(argv), timeout=timeout, call_timeout=CHECK_CALL_TIMEOUT)
 
 
+STDOUT_CHECKS = ("stdout-json-lines", "stdout-silent-at-start")
+
+
 def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = REPLY_TIMEOUT) -> None:
     """Run ``mcp-lab check`` on ``argv``; a failure among ``checks`` becomes the cell's failure.
 
@@ -243,7 +309,11 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
     did (``caused_by``) says so, and the root's own evidence is shown; every failing input is listed.
     """
     results = {r.id: r for r in graded_check(argv, timeout).results}
-    for check in checks:
+    # Stdout carries protocol messages only, in every stage whose code runs as a server: a stray
+    # line there costs the same wherever the cell's own checks look.
+    for check in dict.fromkeys([*STDOUT_CHECKS, *checks]):
+        if check not in results and check in STDOUT_CHECKS:
+            continue
         result = results[check]
         if result.status != "fail":
             continue
@@ -257,7 +327,7 @@ def expect_checks(argv: Sequence[str], checks: Sequence[str], timeout: float = R
         problems = evidence.get("problems")
         if isinstance(problems, list) and problems:
             shown["problems"] = "; ".join(str(p) for p in problems[:8]) + (" ..." if len(problems) > 8 else "")
-        raise Failure(result.id, summary, **shown, stderr=evidence.get("stderr_tail", ""))
+        raise Failure(result.id, summary, **shown, **followed_rule(result), stderr=evidence.get("stderr_tail", ""))
 
 
 SDK_TIMEOUT = 12.0  # seconds for a whole SDK session: start, handshake, the steps, shutdown (about 1 s on the shop)
@@ -306,7 +376,7 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
 
         env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
         params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
-        with anyio.fail_after(SDK_TIMEOUT), open(os.devnull, "w") as errlog:
+        with anyio.fail_after(SDK_TIMEOUT), open(errlog_path, "w") as errlog:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write, read_timeout_seconds=5) as client,
@@ -314,11 +384,73 @@ def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[
                 await client.initialize()
                 return await steps(client)
 
-    done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-sdk-") as tmp:
+        errlog_path = os.path.join(tmp, "stderr")  # the server's stderr: a stub that still raises shows there
+        done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+        stderr = _tail(errlog_path)
     if not done:
+        name = not_written(stderr)
+        if name:
+            raise not_written_yet(name, stderr)
         detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
-        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})")
+        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})", stderr=stderr[-1500:])
     return value
+
+
+def sdk_client(argv: Sequence[str], steps: Any, check: str, what: str, mode: str = "auto") -> Any:
+    """The official MCP SDK's high-level ``Client`` over stdio against ``argv``, in ``mode``: "auto" (its
+    default: a server/discover probe, then 2026-07-28 or the handshake) or "legacy" (the handshake).
+
+    Returns what ``await steps(client)`` returned; bounded by ``SDK_TIMEOUT``, a failure says what
+    the SDK reported (and a stub that still raises, that it is not written yet).
+    """
+    import os
+    import tempfile
+
+    async def session() -> Any:
+        import anyio
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
+        with anyio.fail_after(SDK_TIMEOUT), open(errlog_path, "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=5) as client:
+                return await steps(client)
+
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-sdk-") as tmp:
+        errlog_path = os.path.join(tmp, "stderr")
+        done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
+        stderr = _tail(errlog_path)
+    if not done:
+        name = not_written(stderr)
+        if name:
+            raise not_written_yet(name, stderr)
+        detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
+        raise Failure(
+            check, f"the official MCP SDK client ({mode} mode) could not {what} ({detail})", stderr=stderr[-1500:]
+        )
+    return value
+
+
+def _tail(path: str, limit: int = 4000) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def _fence_reply(got: Any, ping_id: Any) -> bool:

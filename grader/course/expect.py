@@ -44,6 +44,25 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "reads JSON-RPC messages from its stdin and writes them to its stdout; stderr is for logs",
         "pass stdin=PIPE and stdout=PIPE (stderr to its own pipe, never into stdout); write bytes, read bytes",
     ),
+    "talk-timeout": (
+        "MCP 2025-11-25, Lifecycle > Timeouts: implementations SHOULD establish timeouts for all sent requests "
+        "(the course holds talk() to it: a server that never exits must not hang the caller)",
+        "process.communicate(data, timeout=timeout); on subprocess.TimeoutExpired: process.kill(), "
+        "process.communicate() to reap it, then raise TimeoutError",
+    ),
+    "list-cursor": (
+        "MCP 2025-11-25, Utilities > Pagination (SHOULD, and the course holds you to it): invalid cursors "
+        "SHOULD result in an error with code -32602 (Invalid params); a server that hands out no nextCursor "
+        "has no valid cursor",
+        "in list_tools: a cursor that is not a string, or any cursor at all (there is one page), raises "
+        "RpcError(INVALID_PARAMS, ...)",
+    ),
+    "child-stdin": (
+        "MCP 2025-11-25, Transports > stdio: the server reads JSON-RPC messages from its stdin; a child process "
+        "that inherits that stdin can read, and swallow, the client's next message",
+        "give every child its own stdin: subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, "
+        "text=True)",
+    ),
     "framing-encode": (
         "MCP 2025-11-25, Transports > stdio: messages are delimited by newlines and MUST NOT contain "
         "embedded newlines; UTF-8 encoded",
@@ -286,9 +305,12 @@ class Failure(AssertionError):
                     label = f"{key}:" if i == 0 else ""
                     lines.append(f"  {label:<10}{item if isinstance(item, str) else show(item)}")
         for key, value in self.details.items():
-            if key not in ("sent", "expected", "received", "stderr"):
+            if key not in ("sent", "expected", "received", "stderr", "rule", "fix"):
                 lines.extend(_labelled(key, str(value)))
+        # The rule the evidence broke, where the finding names one of the check's other rules
+        # (the checker's evidence carries it); else the check's own.
         rule, fix = rule_and_fix(self.check)
+        rule, fix = self.details.get("rule") or rule, self.details.get("fix") or fix
         if rule:
             lines.extend(_labelled("rule", rule))
         if fix:
@@ -318,6 +340,26 @@ def _labelled(label: str, text: str) -> list[str]:
         text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first), break_on_hyphens=False
     )
     return wrapped or [first.rstrip()]
+
+
+def followed_rule(result: Any) -> dict[str, str]:
+    """The rule and fix a checker result followed (its ``rule``), as :class:`Failure` details.
+
+    A check's finding may follow another of its rules than the main one (``notification-silence``
+    for a notification named like a request): the failure quotes that one.
+
+    >>> from grader.checker.verdicts import Result
+    >>> from grader.checker.catalogue import CATALOGUE
+    >>> rule = CATALOGUE["notification-silence"].rule_named("request-named")
+    >>> found = Result("notification-silence", "fail", "", {}, rule)
+    >>> followed_rule(found)["rule"].startswith("JSON-RPC 2.0 section 4.1")
+    True
+    """
+    rule = getattr(result, "rule", None)
+    entry = CATALOGUE.get(getattr(result, "id", ""))
+    if rule is None or entry is None:
+        return {}
+    return {"rule": f"{rule.source} ({rule.keyword}): {rule.text}", "fix": entry.fix_for("python", rule)}
 
 
 def rule_and_fix(check: str) -> tuple[str, str]:
@@ -408,6 +450,27 @@ def raised(exc: BaseException, check: str, what: str) -> Failure:
         failure = Failure(check, f"{what} raised {type(exc).__name__}: {exc}", where=where or _learner_frame(exc))
     failure.cause = exc
     return failure
+
+
+def not_written(stderr: str) -> str:
+    r"""The function whose NotImplementedError ends a Python traceback in ``stderr`` ("" if none does):
+    a stub still as it was handed out, in a program the checks ran.
+
+    >>> not_written('  File "server.py", line 9, in serve\n    raise NotImplementedError\nNotImplementedError')
+    'serve'
+    >>> not_written("ValueError: bad line")
+    ''
+    """
+    import re
+
+    end = stderr.rfind("NotImplementedError")
+    frames = re.findall(r'File "[^"]*", line \d+, in (\w+)', stderr[: max(end, 0)])
+    return frames[-1] if end >= 0 and frames else ""
+
+
+def not_written_yet(name: str, stderr: str = "") -> Failure:
+    """The failure for a stub ``name`` that still raises, said as stages 00 to 04 say it."""
+    return Failure("module", f"{name} is not written yet (it raises NotImplementedError)", stderr=stderr)
 
 
 def _cut(text: str, limit: int = 160) -> str:

@@ -19,12 +19,25 @@ need, and leaves out what grading alone uses:
 
 Bytecode hides the reference's text, not its behaviour: a determined learner can disassemble it,
 as they can read any server's wire. What grading trusts is not secrecy of the reference but that
-the learner's code runs without it (:mod:`grader.course.runtime`) and is judged outside the kernel.
+the learner's code runs without it (:mod:`grader.course.runtime`) and is judged outside the kernel,
+where the guard refuses the reference in any form, bytecode carried as data included
+(:mod:`grader.course.lab_runtime.codeguard`).
 The bytecode is for the Python that builds the kit: build it with the version the learners run.
+
+The clinic (stage 08) runs its case servers on the learner's machine, so the kit holds each case's
+defect; it does not hold the rule each defect breaks (the answer): the kit's
+``grader/course/clinic/defects.py`` is written with every rule and every "also right" rule blank,
+so no script over ``draw_for``, ``Case.defect`` or ``clinic.key()`` reads the diagnosis off.
+
+    >>> from grader.course.clinic import defects
+    >>> blind = blank_rules(Path(defects.__file__).read_text())
+    >>> [rule for rule in ("id-echo", "stdout-flush", "survives-bad-input") if rule in blind]
+    []
 """
 
 from __future__ import annotations
 
+import ast
 import py_compile
 import shutil
 import sys
@@ -57,6 +70,9 @@ def make_kit(target: Path, root: Path = ROOT) -> list[str]:
     shutil.rmtree(target / "grader" / "grading")
     (target / "grader" / MARKER).write_text(f"made by mcp-lab course kit with Python {_version()}\n")
 
+    clinic = target / "grader" / "course" / "clinic" / "defects.py"
+    clinic.write_text(blank_rules(clinic.read_text(encoding="utf-8")) + "\n", encoding="utf-8")
+
     package = target / "reference"
     package.mkdir()
     shutil.copyfile(root / "reference" / "__init__.py", package / "__init__.py")  # a docstring: the module index
@@ -78,6 +94,36 @@ def make_kit(target: Path, root: Path = ROOT) -> list[str]:
     launcher.chmod(0o755)
     (target / "requirements.txt").write_text("\n".join(requirements(root)) + "\n")
     return sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+
+
+def blank_rules(text: str) -> str:
+    """The clinic's defects module with the rule of every defect made blank (see the module's text)."""
+    tree = ast.parse(text)
+    families: set[str] = set()
+    for node in ast.walk(tree):
+        target = (
+            node.targets[0]
+            if isinstance(node, ast.Assign)
+            else node.target
+            if isinstance(node, ast.AnnAssign)
+            else None
+        )
+        if isinstance(target, ast.Name) and target.id == "FAMILIES" and isinstance(node.value, ast.Dict):  # type: ignore[union-attr]
+            families |= {k.value for k in node.value.keys if isinstance(k, ast.Constant)}  # type: ignore[union-attr]
+    nothing = ast.parse("frozenset()", mode="eval").body
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant):
+            if node.args[0].value in families:
+                node.args[1] = ast.Constant("")
+                node.keywords = [k for k in node.keywords if k.arg != "also"]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "also" for t in node.targets):
+            node.value = nothing
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body[0].value = ast.Constant(
+            "The clinic's defects, as the learner kit holds them: the rule each breaks is blank."
+        )
+    return ast.unparse(tree)
 
 
 def requirements(root: Path = ROOT) -> list[str]:

@@ -32,7 +32,7 @@ from reference import PROTOCOL_REVISION, database
 from reference.framing import encode
 
 from . import runtime
-from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, notification, request
+from .drive import REPLY_TIMEOUT, Server, fresh_id, initialize, modern, notification, request
 from .expect import Failure, show
 from .pysource import parse as parse_source
 from .work import Work
@@ -219,7 +219,7 @@ def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None
 
     A reply that shows up only after ``stdin closed`` was sitting in an unflushed buffer.
     """
-    with Server(argv) as server:
+    with Server(argv, judge=False) as server:  # it shows what came; the checks judge it
         probe = server.probe
         for frame in frames:
             data = frame_bytes(frame)
@@ -256,7 +256,9 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 def inspector_command(name: str) -> str:
     """The command that opens your ``%%module NAME`` server in the MCP Inspector."""
-    return f"npx -y @modelcontextprotocol/inspector {sys.executable} {work().file(name)}"
+    from .checks.stage05 import INSPECTOR  # the version the graded cell runs, as bench/install_corpus.sh pins it
+
+    return f"npx -y {INSPECTOR} {sys.executable} {work().file(name)}"
 
 
 # -- Streamable HTTP (stage 12) ----------------------------------------------------------------------
@@ -359,6 +361,7 @@ __all__ = [
     "initialize",
     "inspect",
     "inspector_command",
+    "modern",
     "notification",
     "pretty",
     "program",

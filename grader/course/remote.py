@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib
 import itertools
 import json
 import sys
@@ -33,6 +32,7 @@ from typing import Any
 
 from reference.child import ChildProcess
 
+from .expect import Failure
 from .lab_runtime import wire
 from .lab_runtime.guard import MARK
 
@@ -70,21 +70,36 @@ _CLASSES: dict[tuple[tuple[str, str], ...], type] = {}
 
 
 def _local_class(module: str, qualname: str) -> type | None:
-    """The standard exception class ``module.qualname`` in this process, if there is one."""
+    """The standard exception class ``module.qualname`` in this process, if there is one.
+
+    The names are the learner's process's text: a module already loaded here is looked up, never
+    imported (an exception whose ``__module__`` says ``"this"`` must not run ``this`` in the grader)."""
+    if not isinstance(module, str) or not isinstance(qualname, str):
+        return None
     if module != "builtins" and module.partition(".")[0] not in sys.stdlib_module_names:
-        return None  # never import the learner's modules here
+        return None  # never the learner's modules
+    found: Any = builtins if module == "builtins" else sys.modules.get(module)
+    if found is None:
+        return None
     try:
-        found: Any = builtins if module == "builtins" else importlib.import_module(module)
         for part in qualname.split("."):
             found = getattr(found, part)
-    except (ImportError, AttributeError):
+    except AttributeError:
         return None
     return found if isinstance(found, type) and issubclass(found, BaseException) else None
 
 
+def exception_class_key(kinds: Any) -> tuple[tuple[str, str], ...]:
+    """``kinds`` as the learner's process sent it, kept only where it is pairs of text."""
+    if not isinstance(kinds, list | tuple):
+        return ()
+    pairs = [k for k in kinds[:32] if isinstance(k, list | tuple) and len(k) == 2]
+    return tuple((k[0], k[1]) for k in pairs if isinstance(k[0], str) and isinstance(k[1], str))
+
+
 def exception_class(kinds: Sequence[Sequence[str]]) -> type:
     """A class named like the remote one (``kinds[0]``) deriving from the nearest standard one."""
-    key = tuple((m, q) for m, q in kinds)
+    key = exception_class_key(kinds)
     if key not in _CLASSES:
         base: type = Exception
         for module, qualname in key:
@@ -93,7 +108,7 @@ def exception_class(kinds: Sequence[Sequence[str]]) -> type:
                 base = local if issubclass(local, Exception) else Exception
                 break
         module, qualname = key[0] if key else ("builtins", "Exception")
-        name = qualname.rpartition(".")[2]
+        name = qualname.rpartition(".")[2] if qualname.rpartition(".")[2].isidentifier() else "Exception"
         with contextlib.suppress(TypeError):  # a base that refuses to be subclassed
             _CLASSES[key] = type(name, (RemoteRaised, base), {"__module__": module})
         _CLASSES.setdefault(key, type(name, (RemoteRaised,), {"__module__": module}))
@@ -101,17 +116,28 @@ def exception_class(kinds: Sequence[Sequence[str]]) -> type:
 
 
 def rebuild(raised: dict[str, Any]) -> BaseException:
-    kind = exception_class(raised["kinds"])
+    """The learner's exception from its text (the learner's process wrote it: every field is checked)."""
+    raised = raised if isinstance(raised, dict) else {}
+    kind = exception_class(raised.get("kinds", ()))
+    message = str(raised.get("message", ""))[:4000]
     exc = kind.__new__(kind)
-    Exception.__init__(exc, raised["message"])
-    exc.kinds = raised["kinds"]
-    exc.where = raised.get("where", "")
-    exc.remote_traceback = raised.get("traceback", "")
-    exc.args = (raised["message"],)
-    for name, value in raised.get("fields", {}).items():
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(exc, name, value)
+    Exception.__init__(exc, message)
+    exc.kinds = [list(k) for k in exception_class_key(raised.get("kinds", ()))]
+    exc.where = str(raised.get("where", ""))[:2000]
+    exc.remote_traceback = str(raised.get("traceback", ""))[:8000]
+    exc.args = (message,)
+    fields = raised.get("fields", {})
+    for name, value in fields.items() if isinstance(fields, dict) else ():
+        if value is None and name in _OS_FIELDS:
+            continue  # an OSError's unset errno and strerror would hide its message
+        if isinstance(name, str) and name.isidentifier() and not name.startswith("_") and name not in _OWN:
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(exc, name, value)
     return exc
+
+
+_OS_FIELDS = frozenset({"errno", "strerror", "filename", "filename2", "winerror"})
+_OWN = frozenset({"kinds", "where", "remote_traceback", "args", "with_traceback", "add_note"})
 
 
 def is_a(exc: BaseException | None, name: str) -> bool:
@@ -186,7 +212,17 @@ class Harness:
                 raise self._died(what)
             self.stop()
             raise RemoteTimeout(what, limit)
-        reply = wire.loads(line.data, lambda data: Remote(self, generation, data))
+        try:
+            reply = wire.loads(line.data, lambda data: Remote(self, generation, data))
+        except Exception:  # the learner's code wrote on the harness's channel: its bytes, not a reply
+            reply = None
+        if not isinstance(reply, dict):
+            self.stop()
+            raise Failure(
+                "module",
+                f"during {what}, the process running your code wrote something that is not the course's reply "
+                "on the course's own channel (a file descriptor your code does not own)",
+            )
         if "raised" in reply:
             raise rebuild(reply["raised"])
         return reply.get("ok")

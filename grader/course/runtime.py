@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ TEACHES: dict[str, str | None] = {
     "envelope": "02",
     "dispatch": "02",
     "lifecycle": "03",
+    "stateless": "03",
     "server": "03",
     "catalog": "04",
     "tools": "05",
@@ -89,7 +91,9 @@ PLANS: dict[str, Plan] = {
     "02": Plan(
         frozenset({"envelope", "dispatch", "server", "client", "session"}), {}, frozenset({"errors", "framing"})
     ),
-    "03": Plan(frozenset({"lifecycle", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})),
+    "03": Plan(
+        frozenset({"lifecycle", "stateless", "server"}), {}, frozenset({"errors", "framing", "envelope", "dispatch"})
+    ),
     "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
     "06": Plan(frozenset({"child", "client", "era_probe", "session"}), {}, frozenset()),
@@ -152,13 +156,31 @@ def _copy_package(source: Path, target: Path) -> None:
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
-_BUILT: dict[str, Path] = {}
+_BUILT: dict[tuple[int, str], Path] = {}  # (the process that built it, the stage) -> its runtime
+PREFIX = "mcp-lab-runtime-"
 
 
 def cached(stage: str) -> Path:
-    """This process's copy of stage ``stage``'s runtime (built on first use, removed at exit)."""
-    if stage not in _BUILT:
-        root = Path(tempfile.mkdtemp(prefix=f"mcp-lab-runtime-{stage}-"))
-        atexit.register(shutil.rmtree, root, True)
-        _BUILT[stage] = build(stage, root / "runtime")
-    return _BUILT[stage]
+    """This process's copy of stage ``stage``'s runtime (built on first use, private to its maker:
+    0700; removed by :func:`clear` or at exit). A forked process builds its own: the name says whose
+    (``mcp-lab-runtime-STAGE-PID-...``), so the process that forked it can remove what a crash left."""
+    key = (os.getpid(), stage)
+    if key not in _BUILT:
+        if not any(pid == key[0] for pid, _ in _BUILT):
+            atexit.register(clear)
+        root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{stage}-{key[0]}-"))
+        _BUILT[key] = build(stage, root / "runtime")
+    return _BUILT[key]
+
+
+def clear(pid: int | None = None) -> int:
+    """Remove the runtimes built by process ``pid`` (this one by default), also those of a process that
+    died before it could; return how many went."""
+    pid = os.getpid() if pid is None else pid
+    roots = {path.parent for (owner, _), path in list(_BUILT.items()) if owner == pid}
+    for key in [k for k in _BUILT if k[0] == pid]:
+        del _BUILT[key]
+    roots |= set(Path(tempfile.gettempdir()).glob(f"{PREFIX}??-{pid}-*"))  # a stage is two characters
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)
+    return len(roots)

@@ -58,7 +58,7 @@ class Runner:
         """Let the learner's processes write in ``path`` (a folder the checks made for them)."""
 
     def share_file(self, path: Path, inside: str) -> None:
-        """Let the learner's processes append to the file ``path`` (seen as ``inside`` in a sandbox)."""
+        """Let the learner's processes write to the pipe ``path`` (seen as ``inside`` in a sandbox)."""
 
     def wrap(self, argv: Sequence[str], env: dict[str, str]) -> list[str]:
         """``argv`` as a command that sets ``env`` itself (so the checker can start it as it is)."""
@@ -78,7 +78,7 @@ class Work:
         stage: str,
         runner: Runner = LOCAL,
         db: Path | None = None,
-        guard_log: Path | None = None,
+        guard_pipe: Path | None = None,
         answers: dict[str, Any] | None = None,
         student: str = "",
         salt: str = "",
@@ -91,10 +91,10 @@ class Work:
         self.runner = runner
         self.runtime = runner.runtime(stage)
         self.db = (db if db is not None else database.ensure_default()).resolve()
-        self.guard_log = guard_log  # where the guard writes its refusals (grading asks for them)
+        self.guard_pipe = guard_pipe  # a FIFO the grader reads, where the guard writes its refusals
         runner.prepare(self.folder, self.runtime, self.db)
-        if guard_log is not None:
-            runner.share_file(guard_log, "/grading/guard.log")
+        if guard_pipe is not None:
+            runner.share_file(guard_pipe, "/grading/guard.pipe")
         self._harness: Harness | None = None
 
     def __enter__(self) -> Work:
@@ -114,8 +114,8 @@ class Work:
             database.ENV_VAR: self.runner.inside(self.db),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        if self.guard_log is not None:
-            env["MCP_LAB_GUARD_LOG"] = self.runner.inside(self.guard_log)
+        if self.guard_pipe is not None:
+            env["MCP_LAB_GUARD_PIPE"] = self.runner.inside(self.guard_pipe)
         return env
 
     def python(self) -> list[str]:

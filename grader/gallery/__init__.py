@@ -109,6 +109,19 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "the notifications you know and silently ignore the rest.",
     ),
     (
+        "notification_named_like_request",
+        5,
+        "notification-silence",
+        "fail",
+        'The server exits the moment a client sends {"jsonrpc": "2.0", "method": "ping"}; its stderr ends '
+        "in KeyError: 'id'. Every well-named notification works.",
+        "handle_message() takes every method that does not start with notifications/ for a request and "
+        'reads message["id"] to log it. What makes a message a notification is the missing id, not the '
+        'method\'s name: {"method": "ping"} with no id is a notification, MUST NOT be answered, and here '
+        'it kills the server (KeyError). Fix: decide with "id" not in message first, then read the id '
+        "only for requests.",
+    ),
+    (
         "bad_input_schema",
         6,
         "tools-list",

@@ -16,6 +16,7 @@ and with the submissions in ``submitted/STUDENT/STAGE/``:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import tempfile
@@ -26,10 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import flags
-from .grade import Verdicts, graded_cells
+from . import flags, likeness
+from .grade import Verdicts, graded_cells, submission_texts
 from .nbhook import verdicts_path
 from .submission import Submission
+from .sweep import sweep, sweep_stale
+from .text import printable
 
 SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
 
@@ -68,11 +71,15 @@ def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdi
         out = Path(tmp) / "verdicts.json"
         process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out))
         process.start()
-        process.join(SUBMISSION_LIMIT)
-        if process.is_alive():
-            process.kill()
-            process.join(10)
-            return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+        try:
+            process.join(SUBMISSION_LIMIT)
+            if process.is_alive():
+                process.kill()
+                process.join(10)
+                return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
+        finally:
+            if process.pid is not None and not process.is_alive():
+                sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
         if process.exitcode != 0 or not out.is_file():
             return None, f"the grader crashed (exit status {process.exitcode})"
         return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
@@ -101,6 +108,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     from grader.course.build import nbgrader_api
 
     check_course(course, stage)
+    sweep_stale()  # what an earlier grading, killed with its workers, left behind
     students = _submissions(course, stage)
     if only is not None:
         unknown = sorted(set(only) - set(students))
@@ -125,6 +133,25 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             log = (result.get("log") or "").strip().splitlines()
             rows[student].flags.append(flags.Flag("grading-failed", f"nbgrader: {log[-1] if log else '?'}").as_dict())
 
+    def store_refused(student: str) -> None:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        try:
+            with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+                gradebook.update_or_create_student(student)
+                with contextlib.suppress(MissingEntry):  # an earlier grading's score is not this one's
+                    gradebook.remove_submission(stage, student)
+                made = gradebook.add_submission(stage, student)
+                for notebook in made.notebooks:
+                    for grade in notebook.grades:
+                        grade.auto_score = 0.0
+                gradebook.db.commit()
+        except Exception as exc:  # its own thread: a crash here must still reach the table
+            rows[student].status = "grading failed"
+            rows[student].flags.append(
+                flags.Flag("grading-failed", f"gradebook: {type(exc).__name__}: {exc}").as_dict()
+            )
+
     # A submission's verdicts are stored while the next ones are graded: nbgrader's part (about half
     # a second each, on one core) runs beside the grading instead of after all of it.
     with ThreadPoolExecutor(max_workers=1) as storing:
@@ -143,16 +170,18 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             path = verdicts_path(course, stage, student)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(found.as_json(), encoding="utf-8")
-            storing.submit(store, student)
+            # nbgrader's autograde would copy what the links point at (into the feedback, too): a refused
+            # submission goes into the gradebook directly, a 0 in every cell, so export has its row.
+            storing.submit(store_refused if found.refused else store, student)
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             list(pool.map(work, students))
     _read_gradebook(course, stage, rows, verdicts)
     if only is None:
         _absent(course, stage, rows)
-    release = course / "release" / stage
-    blank = Submission.read("", stage[:2], release, f"{stage}.ipynb").digest()
-    _copies(verdicts, rows, blank)
+    release = Submission.read("", stage[:2], course / "release" / stage, f"{stage}.ipynb")
+    blank = likeness.fingerprints(submission_texts(release), release.values)
+    _copies(course, stage, rows, blank)
     summary = course / "grading" / stage / "summary.json"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text(json.dumps([r.__dict__ for r in rows.values()], indent=1), encoding="utf-8")
@@ -170,6 +199,8 @@ def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: di
             if found is not None:
                 row.flags = [*found.flags, *row.flags]
                 row.seconds = found.seconds
+                if found.refused:
+                    continue  # 0 in the gradebook too (store_refused): nothing of it was graded
             try:
                 submission = gradebook.find_submission(stage, student)
             except MissingEntry:
@@ -211,16 +242,30 @@ def _absent(course: Path, stage: str, rows: dict[str, Row]) -> None:
             rows[student] = Row(student, max_score=maximum, flags=[why], status="not submitted")
 
 
-def _copies(verdicts: dict[str, Verdicts], rows: dict[str, Row], blank: str) -> None:
-    """Flag submissions whose graded files are identical to another student's (the release's own aside)."""
-    by_digest: dict[str, list[str]] = {}
-    for student, found in verdicts.items():
-        if found.digest != blank:
-            by_digest.setdefault(found.digest, []).append(student)
-    for students in by_digest.values():
-        for student in students if len(students) > 1 else []:
-            others = ", ".join(s for s in students if s != student)
-            rows[student].flags.append(flags.Flag("copied", f"the same files as {others}").as_dict())
+def _copies(course: Path, stage: str, rows: dict[str, Row], blank: dict[str, str]) -> None:
+    """Flag submissions whose normalised answers are another student's (``copied``: the same syntax
+    trees and sorted data; ``similar``: the same but for the names chosen), across every verdict file
+    of the stage, not only this run's; the release's own answers aside."""
+    every: dict[str, dict[str, str]] = {}
+    for path in sorted((course / "grading" / stage / "verdicts").glob("*.json")):
+        try:
+            every[path.stem] = Verdicts.from_json(path.read_text(encoding="utf-8")).likeness
+        except (OSError, ValueError, TypeError, KeyError):
+            continue
+    for kind in ("copied", "similar"):
+        groups: dict[str, list[str]] = {}
+        for student, prints in every.items():
+            value = prints.get(kind)
+            if value and value != blank.get(kind):
+                groups.setdefault(value, []).append(student)
+        for students in groups.values():
+            for student in students if len(students) > 1 else []:
+                row = rows.get(student)
+                if row is None or (kind == "similar" and any(f["kind"] == "copied" for f in row.flags)):
+                    continue
+                others = ", ".join(s for s in students if s != student)
+                what = "the same answers as" if kind == "copied" else "the same code as, but for its names,"
+                row.flags.append(flags.Flag(kind, f"{what} {others}").as_dict())
 
 
 def table(rows: list[Row], stage: str, isolation: str) -> str:
@@ -228,15 +273,17 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
     lines = [f"{stage}: {len(rows)} submission(s); the learners' code ran in: {isolation}"]
     lines.append(f"{'student':<{width}}  {'score':>7}  {'max':>5}  {'secs':>6}  flags")
     for row in rows:
-        shown = "; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-"
+        shown = printable("; ".join(f"{f['kind']}: {f['why']}" for f in row.flags) or "-")
         score = f"{row.score:g}"
         if row.status != "graded" and not row.score:
             score = "FAILED" if row.status == "grading failed" else "-"
-        lines.append(f"{row.student:<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}")
+        lines.append(
+            f"{printable(row.student):<{width}}  {score:>7}  {row.max_score:>5g}  {row.seconds:>6.1f}  {shown}"
+        )
     kinds = sorted({f["kind"] for r in rows for f in r.flags})
     if kinds:
         lines.append("")
-        lines.extend(f"  {kind}: {flags.KINDS.get(kind, '')}" for kind in kinds)
+        lines.extend(f"  {printable(kind)}: {flags.KINDS.get(kind, '')}" for kind in kinds)
     return "\n".join(lines)
 
 

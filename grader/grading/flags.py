@@ -15,10 +15,9 @@ guard refused while their code ran, some from the gradebook after grading:
 from __future__ import annotations
 
 import ast
-import json
+import contextlib
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from grader.course import runtime
@@ -26,13 +25,17 @@ from grader.course.pysource import parse as parse_source
 
 # What each kind of flag means, for the grading table's legend.
 KINDS = {
-    "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader",
+    "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader, by name, "
+    "through a name built of pieces, or as data (marshal, an import hook, a large encoded literal)",
     "tampering": "a cell of the notebook tries to change the course's checks, the kernel's input or graded cells "
     "(it has no effect on the grade: the notebook is not run when graded)",
-    "course-files": "the submission's code names course files (the gradebook, source/, release/, nbgrader)",
+    "course-files": "the submission names course files (the gradebook, source/, release/, nbgrader), holds a copy "
+    "of one (the secret, an instructor's notebook), or its output held the secret",
+    "links": "the submission is not plain files (a symbolic or hard link, a device, a FIFO): refused, never run",
     "refused": "the guard refused the submission's code something while it ran (see why)",
     "dynamic-code": "the submission's code builds code at run time (exec, eval, __import__): read it",
-    "copied": "the submission's files are identical to another student's",
+    "copied": "the submission's answers are another student's (the same code and data, layout and comments aside)",
+    "similar": "the submission's code is another student's but for the names it chose (renamed variables)",
     "over-maximum": "the score is above the maximum the stage allows",
     "extra-credit": "the gradebook holds extra credit for this submission",
     "grading-failed": "grading could not finish (a crash or a time-out of the grader, not a zero)",
@@ -41,10 +44,66 @@ KINDS = {
 }
 _COURSE_WORDS = ("gradebook", "nbgrader", "source/", "release/", "autograded/", "submitted/", "feedback/")
 _DYNAMIC = {"exec", "eval", "compile", "__import__"}
-# The course's command as a word ("mcp-lab clinic key", [".../bin/mcp-lab", ...]), not a name that
-# merely contains it: the checker's own probe notification "notifications/mcp-lab/unknown" is a fair
-# reproducer in the clinic.
-_COMMAND = re.compile(r"(?<![\w-])mcp-lab(?![\w/-])")
+# The course's command where it runs or reveals the answer key: the program itself (an argv's
+# "mcp-lab", ".../bin/mcp-lab") or one of those actions ("mcp-lab serve", "mcp-lab clinic key",
+# "mcp-lab gallery list --reveal"). Not a mere mention: an error message that says "make a copy
+# first (mcp-lab db build COPY)", the README's own advice, is honest; nor a name that contains it
+# (the checker's probe notification "notifications/mcp-lab/unknown" is a fair clinic reproducer).
+_COMMAND = re.compile(r"(?<![\w/-])mcp-lab\s+(serve|clinic|gallery|course)\b")
+_PROGRAM = re.compile(r"^\s*(\S*/)?mcp-lab\s*$")
+ENCODED = 1024  # characters of a base64 or hex literal that are data the scan cannot read
+_ENCODED = re.compile(r"^[A-Za-z0-9+/=_\-\s]+$")
+
+
+def folded(node: ast.AST) -> str | None:
+    """The text of a string expression built from literals ("refer" + "ence", f"{'__imp'}ort__",
+    "".join([...])), or None.
+
+    >>> folded(ast.parse('"__imp" + "ort__"', mode="eval").body)
+    '__import__'
+    """
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = folded(node.left), folded(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.List | ast.Tuple)
+    ):
+        sep, parts = folded(node.func.value), [folded(e) for e in node.args[0].elts]
+        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    return None
+
+
+def _encoded(value: str | bytes) -> str:
+    """What a large literal of encoded data holds, as far as the scan can tell ("" if it is not one)."""
+    text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
+    if len(text) < ENCODED or not _ENCODED.match(text[:100_000]):
+        return ""
+    import base64
+    import binascii
+    import zlib
+
+    raw = b""
+    compact = re.sub(r"\s+", "", text)
+    for decode in (bytes.fromhex, base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            raw = decode(compact)  # type: ignore[operator]
+            break
+        except (ValueError, binascii.Error):
+            continue
+    if raw[:1] == b"x":
+        with contextlib.suppress(zlib.error):
+            raw = zlib.decompress(raw)
+    looks = raw[:1] in (b"\xe3", b"c") or raw[2:4] == b"\r\n" or b"def " in raw or b"import " in raw
+    return "code" if looks else "data"
 
 
 @dataclass(frozen=True)
@@ -85,30 +144,94 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
         except (SyntaxError, ValueError):
             continue  # it does not run either: the checks say so
         for imported in _imported(tree):
-            top, _, rest = imported.partition(".")
-            piece = rest.partition(".")[0]
-            if top == "nbgrader" or (top == "grader" and not where.startswith("cell ")):
-                flags.append(Flag("answer-key", f"{where} imports {imported}"))
-            elif top == "reference" and piece and piece not in allowed:
-                teaches = runtime.TEACHES.get(piece)
-                what = f"the answer key of stage {teaches}" if teaches else "not part of this stage's runtime"
-                if piece in lent:
-                    what = f"{where} must stand alone: the standard library only"
-                flags.append(Flag("answer-key", f"{where} imports {imported} ({what})"))
+            flag = _imported_as(where, imported, allowed, lent)
+            if flag is not None:
+                flags.append(flag)
+        flags += _read_through(where, tree, allowed, lent)
+        # A docstring or a bare string statement runs nothing: quoting the README there is honest.
+        prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                value = node.value
+            value = folded(node) if isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) else None
+            if id(node) in prose:
+                value = None
+            if value is not None:
                 if "reference.server" in value or "-m reference" in value or _COMMAND.search(value):
                     flags.append(Flag("answer-key", f"{where} mentions {value[:60]!r}"))
+                elif _PROGRAM.match(value):
+                    flags.append(Flag("answer-key", f"{where} names the course's command {value[:60]!r}"))
                 hits = [w for w in _COURSE_WORDS if w in value]
                 if hits:
                     flags.append(Flag("course-files", f"{where} mentions {value[:60]!r}"))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+                kind = _encoded(node.value)
+                if kind:
+                    what = f"{where} line {node.lineno}: a literal of {len(node.value)} characters of encoded {kind}"
+                    flags.append(Flag("answer-key" if kind == "code" else "dynamic-code", what))
             elif isinstance(node, ast.Call):
                 func = node.func
                 called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
                 if called in _DYNAMIC or called == "import_module":
                     flags.append(Flag("dynamic-code", f"{where} line {node.lineno}: {called}(...)"))
     return _unique(flags)
+
+
+def _imported_as(where: str, name: str, allowed: frozenset[str], lent: frozenset[str]) -> Flag | None:
+    """The flag for importing ``name`` (by a statement, or by a call with its name as data)."""
+    top, _, rest = name.partition(".")
+    piece = rest.partition(".")[0]
+    if top == "nbgrader" or (top == "grader" and not where.startswith("cell ")):
+        return Flag("answer-key", f"{where} imports {name}")
+    if top == "reference" and piece and piece not in allowed:
+        teaches = runtime.TEACHES.get(piece)
+        what = f"the answer key of stage {teaches}" if teaches else "not part of this stage's runtime"
+        if piece in lent:
+            what = f"{where} must stand alone: the standard library only"
+        return Flag("answer-key", f"{where} imports {name} ({what})")
+    if top in ("ctypes", "_ctypes"):
+        return Flag("answer-key", f"{where} imports {name} (ctypes patches the interpreter the guard runs in)")
+    return None
+
+
+def _read_through(where: str, tree: ast.AST, allowed: frozenset[str], lent: frozenset[str]) -> list[Flag]:
+    """What name-building hides: ``getattr(builtins, "__imp" + "ort__")``, ``import_module("refer" +
+    "ence.server")``, code made from data (``marshal.loads``, ``types.FunctionType``), import hooks."""
+    found: list[Flag] = []
+    aliases: dict[str, str] = {}  # a name bound to a dynamic function: imp = getattr(builtins, "__import__")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr":
+                name = folded(value.args[1]) if len(value.args) > 1 else None
+                if name is not None:
+                    aliases[node.targets[0].id] = name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("meta_path", "path_hooks", "path_importer_cache"):
+            found.append(Flag("answer-key", f"{where} line {node.lineno}: changes sys.{node.attr} (an import hook)"))
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+        if called == "getattr" and len(node.args) > 1:
+            name = folded(node.args[1])
+            if name is None:
+                found.append(
+                    Flag("dynamic-code", f"{where} line {node.lineno}: getattr(...) with a name built at run time")
+                )
+            elif name in _DYNAMIC or name in ("import_module", "loads", "FunctionType", "CodeType"):
+                found.append(Flag("dynamic-code", f"{where} line {node.lineno}: getattr(..., {name!r})"))
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
+            called = folded(func.args[1]) if len(func.args) > 1 else None or ""  # getattr(builtins, "...")(...)
+        called = aliases.get(called, called) or ""
+        if called in ("__import__", "import_module") and node.args:
+            name = folded(node.args[0])
+            flag = _imported_as(where, name, allowed, lent) if name else None
+            if flag is not None:
+                found.append(flag)
+        if (owner == "marshal" and called in ("loads", "load")) or called in ("FunctionType", "CodeType"):
+            shown = f"{owner}.{called}" if owner else called
+            found.append(Flag("answer-key", f"{where} line {node.lineno}: {shown}(...) makes code from data"))
+    return found
 
 
 _TAMPER_WORDS = ("input_transformers", "ast_transformers", "register_magic_function", "events.register")
@@ -172,18 +295,9 @@ def scan_notebook(
     return _unique(flags)
 
 
-def refused(log: Path) -> list[Flag]:
-    """Flags from the guard's log of one grading: each refusal, once."""
-    if not log.is_file():
-        return []
-    flags = []
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            why = json.loads(line).get("why", "")
-        except (ValueError, AttributeError):
-            why = line[:200]
-        flags.append(Flag("refused", why))
-    return _unique(flags)
+def refused(whys: list[str]) -> list[Flag]:
+    """Flags from what the guard refused in one grading (:mod:`.refusals`): each refusal, once."""
+    return _unique([Flag("refused", why) for why in whys])
 
 
 def _unique(flags: list[Flag]) -> list[Flag]:

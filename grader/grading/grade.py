@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from grader.course.expect import Failure
 from grader.course.work import Work
 from reference import database
 
-from . import flags, hidden, sandbox, secret
+from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, secret
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
@@ -55,6 +55,8 @@ class Verdicts:
     cells: dict[str, CellVerdict] = field(default_factory=dict)
     flags: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    refused: bool = False  # not plain files: never run, and never handed to nbgrader (it follows links)
+    likeness: dict[str, str] = field(default_factory=dict)  # normalised answers' fingerprints (likeness.py)
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), indent=1, ensure_ascii=False)
@@ -63,7 +65,8 @@ class Verdicts:
     def from_json(cls, text: str) -> Verdicts:
         data = json.loads(text)
         data["cells"] = {k: CellVerdict(**v) for k, v in data["cells"].items()}
-        return cls(**data)
+        known = {f.name for f in fields(cls)}  # a file written by another version of the grader
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 def graded_cells(course: Path, stage_name: str, every: bool = False) -> dict[str, float]:
@@ -108,7 +111,7 @@ def grade_cell(
     if folder.exists():
         shutil.rmtree(folder)
     submission.write(folder / "work")
-    log = folder / "guard.log"
+    channel = refusals.Channel(folder / "guard.pipe")
     runner = sandbox.detect(slot)
     verdict = CellVerdict(grade_id, points, "error", "grading did not start")
     started = time.monotonic()
@@ -121,7 +124,7 @@ def grade_cell(
                 submission.stage,
                 runner,
                 database.ensure_default(),
-                guard_log=log,
+                guard_pipe=channel.path,
                 answers=submission.values,
                 student=submission.student,
                 salt=salt,
@@ -131,6 +134,8 @@ def grade_cell(
             box["status"] = ("passed", "")
         except Failure as failure:
             box["status"] = ("failed", failure.text())
+        except RecursionError:  # the grader's own code nests nothing this deep: the learner's data did
+            box["status"] = ("failed", "your answer or your code's reply nests too deeply to be read (RecursionError)")
         except Exception:
             box["status"] = ("error", "grading failed (not a verdict on your code):\n" + traceback.format_exc(limit=8))
 
@@ -146,7 +151,8 @@ def grade_cell(
     elif "status" in box:
         verdict.status, verdict.text = box["status"]
     verdict.seconds = round(time.monotonic() - started, 2)
-    return verdict, flags.refused(log)
+    channel.close()
+    return verdict, flags.refused(channel.lines())
 
 
 def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdicts:
@@ -155,33 +161,44 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
     # jsonschema would build rfc3987's grammar at import (a second of CPU); no check uses "format".
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     stage = stage_name[:2]
-    folder = course / "submitted" / student / stage_name
-    submission = Submission.read(student, stage, folder, f"{stage_name}.ipynb")
+    submission, found = read_submission(course, stage_name, student)
     result = Verdicts(student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
+    result.likeness = (
+        {} if submission.problem else likeness.fingerprints(submission_texts(submission), submission.values)
+    )
     points = graded_cells(course, stage_name)
-    found: list[flags.Flag] = []
+    result.refused = bool(found)
     if submission.problem:
-        kind = "not-submitted" if "no " in submission.problem else "unreadable"
-        found.append(flags.Flag(kind, submission.problem))
+        if not found:
+            found.append(
+                flags.Flag("not-submitted" if "no " in submission.problem else "unreadable", submission.problem)
+            )
         for grade_id, most in points.items():
             result.cells[grade_id] = CellVerdict(grade_id, most, "failed", submission.problem)
     else:
-        texts = {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
+        found += [flags.Flag("tampering", note) for note in submission.repaired]
+        texts = submission_texts(submission)
         found += flags.scan(stage, texts)
         found += flags.scan_notebook(stage, submission.notebook, set(points), release_cells(course, stage_name))
         keys = secret.Keys(secret.load(course), student, stage)
         course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
             scratch = Path(tmp)
-            scratch.chmod(0o755)  # the sandbox user reaches its copy through here
+            # Private to the grader; without bubblewrap the submission's user must pass through to its copy.
+            scratch.chmod(0o711 if isinstance(sandbox.detect(slot), sandbox.Unsandboxed) else 0o700)
             # The cells are independent (each gets a fresh copy) and spend their time waiting on the
             # learner's processes: graded side by side, a submission costs about its slowest cell.
             preload()  # what the cells import lazily, once, before they run side by side
+            broken = answers.malformed(stage, submission.values)
+
+            def one(grade_id: str, most: float) -> tuple[CellVerdict, list[flags.Flag]]:
+                why = broken.get(grade_id) or broken.get("*")
+                if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
+                    return CellVerdict(grade_id, most, "failed", why), []
+                return grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
+
             with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
-                graded = pool.map(
-                    lambda item: grade_cell(submission, item[0], item[1], keys, scratch, slot, course_salt),
-                    points.items(),
-                )
+                graded = pool.map(lambda item: one(*item), points.items())
                 for verdict, refused in graded:
                     result.cells[verdict.grade_id] = verdict
                     found += refused
@@ -189,9 +206,45 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
                         found.append(
                             flags.Flag("grading-failed", f"{verdict.grade_id}: {verdict.text.splitlines()[0]}")
                         )
+    found += scrub(result, secret.load(course))
     result.flags = [f.as_dict() for f in dict.fromkeys(found)]
     result.seconds = round(time.monotonic() - started, 2)
     return result
+
+
+def submission_texts(submission: Submission) -> dict[str, str]:
+    """The learner's files as text: the notebook's modules and the files handed in beside it."""
+    return {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
+
+
+def read_submission(course: Path, stage_name: str, student: str) -> tuple[Submission, list[flags.Flag]]:
+    """The submission as grading reads it: refused, with its flags, unless it is plain files
+    (:mod:`.plainfiles`); never a link followed."""
+    folder = course / "submitted" / student / stage_name
+    notebook = f"{stage_name}.ipynb"
+    refused = plainfiles.refusals(course, folder) if folder.is_dir() or folder.is_symlink() else []
+    if refused:
+        submission = Submission(student, stage_name[:2], folder / notebook)
+        whys = "; ".join(why for _, why in refused)
+        submission.problem = f"the submission was refused before grading (it must be plain files): {whys}"
+        return submission, [flags.Flag(kind, why) for kind, why in refused]
+    return Submission.read(student, stage_name[:2], folder, notebook), []
+
+
+SECRET_SHOWN = "[the course secret]"
+
+
+def scrub(result: Verdicts, key: bytes) -> list[flags.Flag]:
+    """Take the course secret out of every verdict's text (the learner's output is quoted there); a
+    flag for each cell where it was."""
+    found = []
+    forms = {key.hex(), key.hex().upper()}
+    for verdict in result.cells.values():
+        if any(form in verdict.text for form in forms):
+            for form in forms:
+                verdict.text = verdict.text.replace(form, SECRET_SHOWN)
+            found.append(flags.Flag("course-files", f"{verdict.grade_id}: the output held the course secret"))
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,8 +20,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from traitlets import Bool
 
-from .grade import CellVerdict, Verdicts, grade
-from .submission import Submission
+from .grade import CellVerdict, Verdicts, grade, read_submission
 
 VERDICTS = "verdicts"  # grading/STAGE/verdicts/STUDENT.json in the course folder
 
@@ -33,8 +32,7 @@ def verdicts_path(course: Path, stage_name: str, student: str) -> Path:
 def load_or_grade(course: Path, stage_name: str, student: str) -> Verdicts:
     """The verdicts ``mcp-lab course grade`` left for this submission, if they are for these very files."""
     path = verdicts_path(course, stage_name, student)
-    folder = course / "submitted" / student / stage_name
-    digest = Submission.read(student, stage_name[:2], folder, f"{stage_name}.ipynb").digest()
+    digest = read_submission(course, stage_name, student)[0].digest()
     if path.is_file():
         found = Verdicts.from_json(path.read_text(encoding="utf-8"))
         if found.digest == digest:
@@ -78,7 +76,12 @@ class DropForeignCells(Preprocessor):
         known = set(graded_cells(course, resources["nbgrader"]["assignment"], every=True))
         seen: set[str] = set()
         for cell in nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader")
+            if not isinstance(cell.get("metadata"), dict):
+                cell["metadata"] = NotebookNode()  # a notebook's cells have metadata, a dict
+            meta = cell.metadata.get("nbgrader")
+            if meta is not None and not isinstance(meta, dict):
+                del cell.metadata["nbgrader"]  # not nbgrader's: flagged by grading (Submission.plain)
+                continue
             if not meta:
                 continue
             grade_id = meta.get("grade_id")

@@ -8,6 +8,7 @@ imports for every submission; a fork spends none.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import grader.course.checks.stage00
@@ -16,6 +17,7 @@ from grader.course import build
 from grader.course.checks import cells, preload
 from grader.grading.grade import grade
 from grader.grading.hidden import for_stage
+from grader.grading.sweep import sweep
 
 preload()  # jsonschema, the checker, the SDK's clients: loaded once, for every worker
 
@@ -25,5 +27,11 @@ for _stage in build.stages():  # every stage's checks, public and hidden
 
 
 def grade_to_file(course: Path, stage: str, student: str, slot: int, out: Path) -> None:
-    """Grade one submission and write its verdicts to ``out`` (the parent reads them)."""
-    out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
+    """Grade one submission and write its verdicts to ``out`` (the parent reads them).
+
+    The process ends with ``os._exit`` (multiprocessing's way): nothing registered with atexit runs,
+    so what it made is removed here; after a crash or a kill, the parent removes it (:func:`sweep`)."""
+    try:
+        out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
+    finally:
+        sweep(os.getpid())

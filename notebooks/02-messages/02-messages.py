@@ -15,8 +15,8 @@ lab.setup("02")
 # %% [markdown] id=three-kinds
 # ## 1. Three kinds of message
 #
-# MCP messages are JSON-RPC 2.0 messages. The spec (MCP 2025-11-25, Base Protocol) defines three
-# kinds, and tells them apart by their members:
+# MCP messages are JSON-RPC 2.0 messages. The spec (MCP 2026-07-28, Base Protocol; 2025-11-25 says
+# the same) defines three kinds, and tells them apart by their members:
 #
 # | kind | has `method` | has `id` | the receiver |
 # |---|---|---|---|
@@ -93,6 +93,25 @@ lab.setup("02")
 # And the rule under all of them: **a bad line never ends the server.** It gets its error, and the
 # next line is read as if nothing happened. A host that sees the server die on one bad line shows
 # the user "server disconnected", and the user has no idea why.
+#
+# ### MCP's own codes
+#
+# JSON-RPC leaves -32000 to -32099 to implementations. MCP 2026-07-28 (Base Protocol, Error Codes)
+# takes -32020 to -32099 for itself ("Implementations **MUST NOT** emit any code from this
+# sub-range that is not defined by this specification") and defines three:
+#
+# | code | name | when |
+# |---|---|---|
+# | -32020 | Header mismatch | HTTP only: an `Mcp-*` header is missing or disagrees with the body (stage 12) |
+# | -32021 | Missing required client capability | the request needs a capability its client did not declare; `data.requiredCapabilities` says which (stage 11) |
+# | -32022 | Unsupported protocol version | the request names a version the server does not serve; `data.supported` lists those it does (stage 03) |
+#
+# They exist because in 2026-07-28 every request carries its own protocol version and client
+# capabilities, in `params._meta` (stage 03), so every request can be refused for them.
+#
+# *Before 2026-07-28:* -32002 meant "Resource not found" (2025-11-25, Resources). 2026-07-28
+# retired it: an unknown resource is -32602 there (stage 10). Everything else in this stage is the
+# same in both eras.
 
 # %% [markdown] id=inspect-md
 # ### Watch it on the wire
@@ -271,6 +290,14 @@ lab.check("test_error_table")
 # %% [markdown] id=end
 # ## What you have now
 #
-# Every line gets what it deserves, and no line can end the server. Stage 03 gives the server a
-# beginning and an end: the `initialize` handshake, where client and server agree on a revision,
-# and a clean exit when the client goes away.
+# Every line gets what it deserves, and no line can end the server. Stage 03 teaches the server the
+# two eras: the 2026-07-28 envelope every request carries (and `server/discover`), and the
+# `initialize` handshake old clients still open with; and a clean exit when the client goes away.
+#
+# ## Recall
+#
+# 1. A message has `"id": null`. Is it a notification? What does the server answer?
+# 2. Why is `if id:` wrong for telling a request from a notification?
+# 3. A client sent the id `"7"` and the reply has `7`. What does the client see?
+# 4. Which error code says "this request names a version I do not serve", and what does its `data`
+#    carry?

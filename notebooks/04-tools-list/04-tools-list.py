@@ -125,6 +125,27 @@ print(json.dumps(tools["search_products"].run({"query": "mug", "limit": 1}), ind
 # `tools/list`. The list has a single page: a `cursor` is an opaque string the server handed out
 # in `nextCursor`, and this server hands none out. So a `cursor` that is not a string is refused
 # with -32602 (`RpcError(INVALID_PARAMS, ...)`), and so is any string cursor.
+#
+# ### How long a client may keep the list (2026-07-28)
+#
+# A client asks for the tool list often: before every conversation, sometimes before every turn.
+# MCP 2026-07-28 lets it keep the answer (Server > Utilities > Caching):
+#
+# > Servers MUST include caching hints on results with `resultType: "complete"` returned by the
+# > following operations: `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
+# > `resources/templates/list`, `resources/read`
+#
+# Two hints: `ttlMs`, how many milliseconds the client may consider the list fresh (an integer, 0
+# or more: "Servers **MUST** provide a `ttlMs` value that is `>= 0`"), and `cacheScope`,
+# `"public"` when the answer is the same for every user (the shop's tools are) or `"private"`. The
+# list should also come in the same order every time, so that a cached copy and a fresh one
+# compare equal ("`tools/list` SHOULD be returned in a deterministic order").
+#
+# So when the request is a 2026-07-28 one (its `params._meta` carries
+# `"io.modelcontextprotocol/protocolVersion"`), `list_tools` adds `"ttlMs": TTL_MS` and
+# `"cacheScope": "public"` to its result. The course's server adds `"resultType": "complete"`
+# around it, as your stage 03 server did. *Before 2026-07-28* there were no caching hints: a
+# legacy request gets the list alone.
 
 # %% solution id=tool_list
 %%module tool_list
@@ -133,6 +154,7 @@ import re
 from reference.errors import INVALID_PARAMS, RpcError
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+TTL_MS = 300000  # 2026-07-28: how long a client may keep the list (five minutes)
 STATUSES = "pending, paid, shipped, delivered, cancelled, refunded"
 
 
@@ -288,7 +310,12 @@ def list_tools(params):
         if not isinstance(cursor, str):
             raise RpcError(INVALID_PARAMS, "cursor must be a string (an opaque token from nextCursor)")
         raise RpcError(INVALID_PARAMS, "unknown cursor: tools/list has a single page")
-    return {"tools": all_tools()}
+    result = {"tools": all_tools()}
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta:
+        result["ttlMs"] = TTL_MS
+        result["cacheScope"] = "public"
+    return result
     ### END SOLUTION
 
 
@@ -320,6 +347,11 @@ lab.check("test_search_products")
 # %% test id=test_list_tools points=2
 # List_tools({}) is {"tools": all_tools()}, with no nextCursor; cursors refused.
 lab.check("test_list_tools")
+
+# %% test id=test_caching points=2
+# List_tools with a 2026-07-28 _meta: ttlMs (an integer, 0 or more) and cacheScope, the same list,
+# in the same order every time.
+lab.check("test_caching")
 
 # %% [markdown] id=process
 # ## 5. Your list, served and checked

@@ -992,12 +992,12 @@ lab.watch(
 # ```
 #
 # The MCP Inspector runs the same way. It needs Node.js; `npx` fetches the Inspector the first time
-# (the graded cell uses version 2.12.0: write `@modelcontextprotocol/inspector@2.12.0` to run the
-# same one). Its CLI mode prints JSON:
+# (version 2.12.0, the one the graded cell runs: without `@2.12.0` npx may pick an old cached copy,
+# and without `-y` it stops to ask). Its CLI mode prints JSON:
 #
 # ```sh
-# npx -y @modelcontextprotocol/inspector --cli python3 my_server.py --method tools/list
-# npx -y @modelcontextprotocol/inspector --cli python3 my_server.py --method tools/call --tool-name count_orders --tool-arg status=paid
+# npx -y @modelcontextprotocol/inspector@2.12.0 --cli python3 my_server.py --method tools/list
+# npx -y @modelcontextprotocol/inspector@2.12.0 --cli python3 my_server.py --method tools/call --tool-name count_orders --tool-arg status=paid
 # ```
 #
 # Without `--cli` it opens its web page, where you can call the tools by hand.

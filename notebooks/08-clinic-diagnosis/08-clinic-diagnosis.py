@@ -52,8 +52,8 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # %% [markdown] id=example
 # ## 2. A worked example
 #
-# Not one of your cases: a gallery server whose report reads *"Hosts that number their requests
-# time out on the first one; a test client with string ids works."* The checker's report:
+# Not one of your cases: a gallery server whose report reads *"Works with most hosts; with the
+# official Python SDK 1.x client the very first request times out."* The checker's report:
 
 # %% id=example-check
 clinic.report(lab.exhibit("id_not_echoed"))
@@ -63,17 +63,22 @@ clinic.report(lab.exhibit("id_not_echoed"))
 #
 # > Responses **MUST** include the same ID as the request they correspond to.
 #
-# The smallest input that shows it is one ping with a numeric id. Watch it:
+# The SDK 1.x client numbers its requests from 0. So the smallest input to try is one ping with
+# id 0, and beside it one with id 7 to see the difference. Watch them:
 
 # %% id=example-watch
-lab.watch(lab.exhibit("id_not_echoed"), ['{"jsonrpc":"2.0","id":7,"method":"ping"}'])
+lab.watch(
+    lab.exhibit("id_not_echoed"),
+    ['{"jsonrpc":"2.0","id":0,"method":"ping"}', '{"jsonrpc":"2.0","id":7,"method":"ping"}'],
+)
 
 # %% [markdown] id=example-answer
-# The reply says `"id":"7"`: a string, where the request sent the number 7. The answer for that
-# server would be:
+# One reply comes back, `{"jsonrpc":"2.0","id":7,"result":{}}`; the ping with id 0 gets nothing at
+# all. The server tests `if not id:`, meant for a missing id, and 0 is falsy. The line with id 0
+# alone is the whole evidence, and the answer for that server would be:
 #
 # ```python
-# "case-xx": {"rule": "id-echo", "reproduce": ['{"jsonrpc":"2.0","id":7,"method":"ping"}']},
+# "case-xx": {"rule": "id-echo", "reproduce": ['{"jsonrpc":"2.0","id":0,"method":"ping"}']},
 # ```
 #
 # A line in `reproduce` is sent exactly as written (text, or bytes for a line that is not valid

@@ -231,7 +231,8 @@ lab.check("test_repair_1")
 lab.check("test_repair_2")
 
 # %% test id=test_repair_3 points=2
-# repair_3.py: mcp-lab check, then tool calls with ids of every JSON type, alone and together.
+# repair_3.py: mcp-lab check, then tool calls with ids of every JSON type, alone and together; then a
+# queued call cancelled by its id (a number, then a string): it must get no reply, the others must.
 lab.check("test_repair_3")
 
 # %% test id=test_repair_4 points=2
@@ -243,11 +244,12 @@ lab.check("test_repair_4")
 lab.check("test_repair_5")
 
 # %% [markdown] id=end
-# ## The end of the course
+# ## The end of the core course
 #
 # You have built an MCP server and a client from the wire up, kept stdout clean, diagnosed servers
 # others broke, and repaired them from their source. The checker you used is yours to keep: point
-# it at any stdio server you meet.
+# it at any stdio server you meet. Stages 10 to 12 follow: resources and prompts, audited writes,
+# and the same server over Streamable HTTP.
 #
 # ```sh
 # .venv/bin/mcp-lab check -- COMMAND [ARGS...]

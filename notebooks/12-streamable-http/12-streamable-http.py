@@ -141,18 +141,20 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- given: writing a response, reading a body ----------------------------------------------------
     def reply(self, status, body=b"", content_type=None, headers=None):
-        """One HTTP response: the status line, the headers, Content-Length, the body."""
+        """One HTTP response: the status line, the headers, Content-Length, the body (a 204 has neither)."""
         self.send_response(status)
         if content_type is not None:
             self.send_header("Content-Type", content_type)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
+        if status != 204:  # RFC 9110: a 204 has no content, so no Content-Length either
+            self.send_header("Content-Length", str(len(body)))
         if self.unread:  # the request's body is still on the connection: it must not pass for a request
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
-        self.wfile.write(body)
+        if status != 204:
+            self.wfile.write(body)
 
     def fail(self, status, text, headers=None, code=INVALID_REQUEST):
         """An HTTP error whose body is a JSON-RPC error without an id (the spec allows one)."""
@@ -941,7 +943,7 @@ lab.check("test_auth")
 # And the MCP Inspector's CLI, over HTTP:
 #
 # ```sh
-# npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8000/mcp \
+# npx -y @modelcontextprotocol/inspector@2.12.0 --cli --transport http --server-url http://127.0.0.1:8000/mcp \
 #     --header 'Authorization: Bearer s3cret' --method tools/list
 # ```
 #

@@ -164,17 +164,17 @@ def check_talk_timeout(work: Work) -> None:
     talk = work.module("pipe").talk
     started = time.monotonic()
     lines = [b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n']
-    _, error = outcome(talk, "stdio-pipes", work.peer("pinger", "--ignore-eof"), lines, limit=8.0, timeout=1.0)
+    _, error = outcome(talk, "talk-timeout", work.peer("pinger", "--ignore-eof"), lines, limit=8.0, timeout=1.0)
     if isinstance(error, TimeoutError):
         return
     if error is not None:
         raise Failure(
-            "stdio-pipes",
+            "talk-timeout",
             f"talk raised {type(error).__name__} for a server that never exits; expected TimeoutError",
             hint="catch subprocess.TimeoutExpired, kill the process, and raise TimeoutError",
         )
     raise Failure(
-        "stdio-pipes",
+        "talk-timeout",
         f"talk returned after {time.monotonic() - started:.1f} s although the server was still running",
         expected="TimeoutError once timeout seconds have passed",
     )

@@ -51,6 +51,14 @@ def list_tools_cell(work: Work) -> None:
     check_list_tools(tool_list.list_tools, tool_list.all_tools)
 
 
+@public(
+    "04", "test_caching", "list_tools with a 2026-07-28 _meta: ttlMs and cacheScope, the same list in the same order"
+)
+def caching_cell(work: Work) -> None:
+    tool_list = work.module("tool_list")
+    check_caching(tool_list.list_tools, tool_list.all_tools)
+
+
 @public("04", "test_served", "your list in the course's server: tools/list, then mcp-lab check's tools checks")
 def served_cell(work: Work) -> None:
     check_served(work.host("tool_list"))
@@ -237,13 +245,44 @@ def check_list_tools(list_tools: Callable[[dict[str, Any]], Any], all_tools: Cal
     if "nextCursor" in got:
         raise Failure("tools-list", "a single page has no nextCursor: a client would ask for a next page forever")
     for cursor in (7, "page-2"):
-        _, error = outcome(list_tools, "tools-list", {"cursor": cursor})
+        _, error = outcome(list_tools, "list-cursor", {"cursor": cursor})
         if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
             raise Failure(
-                "tools-list",
+                "list-cursor",
                 f"the cursor {show(cursor)} was not refused with -32602: this server never hands out a cursor",
                 received="no error" if error is None else type(error).__name__,
             )
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def check_caching(list_tools: Callable[[dict[str, Any]], Any], all_tools: Callable[[], Any]) -> None:
+    """2026-07-28 (Server > Utilities > Caching): ttlMs and cacheScope on a tools/list result, same order."""
+    params = {"_meta": dict(MODERN_META)}
+    got = call(list_tools, "modern-cacheable", params)
+    if not isinstance(got, dict):
+        raise Failure("modern-cacheable", f"list_tools returned {type(got).__name__}, not an object", sent=show(params))
+    ttl = got.get("ttlMs")
+    if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0:
+        raise Failure(
+            "modern-cacheable",
+            'a 2026-07-28 tools/list result needs "ttlMs", an integer of 0 or more',
+            received=show(got),
+        )
+    if got.get("cacheScope") not in ("public", "private"):
+        raise Failure("modern-cacheable", '"cacheScope" must be "public" or "private"', received=show(got))
+    want = call(all_tools, "tools-list")
+    again = call(list_tools, "modern-cacheable", {"_meta": dict(MODERN_META)})
+    if got.get("tools") != want or not isinstance(again, dict) or again.get("tools") != want:
+        raise Failure(
+            "modern-cacheable",
+            "a 2026-07-28 tools/list lists all_tools(), in the same order each time (a cached copy must compare equal)",
+            received=show(got.get("tools")),
+        )
 
 
 def check_served(argv: list[str]) -> None:
@@ -258,6 +297,8 @@ def check_served(argv: list[str]) -> None:
         listed = request("tools/list")
         reply = server.expect(listed, {"jsonrpc": "2.0", "id": listed["id"]}, "tools-list")
         names = [t.get("name") for t in reply.get("result", {}).get("tools", []) if isinstance(t, dict)]
-        if sorted(names) != sorted(["count_orders", "list_orders", "get_order", "search_products"]):
-            raise Failure("tools-list", "tools/list does not list the four shop tools", received=show(names))
+    # A name that breaks the naming rule is tool-names' failure, and the checker's evidence says so:
+    # that comes first, before "not the shop's four".
     expect_checks(argv, ["tools-list", "tool-names", "capabilities-match"])
+    if sorted(names) != sorted(["count_orders", "list_orders", "get_order", "search_products"]):
+        raise Failure("shop-contract", "tools/list does not list the four shop tools", received=show(names))

@@ -43,7 +43,7 @@ from ..drive import (
     request,
     sdk_session,
 )
-from ..expect import Failure, equal, outcome, same_json, show
+from ..expect import Failure, equal, followed_rule, not_written, outcome, same_json, show
 from ..pysource import parse as parse_source
 from ..remote import is_a
 from ..work import LOCAL, Work
@@ -183,8 +183,8 @@ def check_call_tool(work: Work) -> None:
         return outcome(call_tool, "tools-call-result", conn, schemas, params, version)
 
     try:
+        check_unknown_tool(run)
         for params, what, check in (
-            ({"name": "refund_order", "arguments": {}}, "an unknown tool", "unknown-tool"),
             ({"name": "count_orders", "arguments": []}, '"arguments": [] (not an object)', "tool-error-kind"),
             ({"name": "count_orders", "arguments": "paid"}, '"arguments": "paid" (not an object)', "tool-error-kind"),
             ({"name": "get_order", "arguments": {"order_id": "seven"}}, BAD_ARGUMENTS_2025_06_18, "tool-error-kind"),
@@ -237,6 +237,22 @@ def check_call_tool(work: Work) -> None:
                 raise Failure("structured-output", what, received=show(got))
     finally:
         conn.close()
+
+
+def check_unknown_tool(run: Callable[[dict[str, Any], str], tuple[Any, BaseException | None]]) -> None:
+    """An unknown tool is an error: -32602 as the lesson teaches, or (no MUST says otherwise, and the
+    checker only warns) an isError result; never a result that claims the call ran."""
+    params = {"name": "refund_order", "arguments": {}}
+    got, error = run(params, LATEST)
+    if is_a(error, "RpcError") or (error is None and isinstance(got, dict) and got.get("isError") is True):
+        return
+    raise Failure(
+        "unknown-tool",
+        "an unknown tool must be refused: raise RpcError(INVALID_PARAMS, ...) (an isError result costs nothing "
+        "either; the checker only warns on it)",
+        sent=show(params),
+        received=show(got) if error is None else f"{type(error).__name__}: {error}",
+    )
 
 
 def _json(text: str) -> Any:
@@ -403,7 +419,38 @@ def own_server(work: Work) -> Iterator[list[str]]:
         (here / "reference").mkdir()
         (here / "reference" / "__init__.py").write_text(_NO_REFERENCE, encoding="utf-8")
         work.runner.own(here)
-        yield work.run_file(here / source.name)
+        argv = work.run_file(here / source.name)
+        written(argv)
+        yield argv
+
+
+def written(argv: list[str]) -> None:
+    """A short session before the cell's own checks: a piece that still raises NotImplementedError is
+    named "not written yet", as in stages 00 to 04, not left to show as a dead server (the stubs of
+    my_server.py are pieces the learner wrote before: whatever else goes wrong, the cell's checks say)."""
+    stderr = ""
+    try:
+        with Server(argv) as server:
+            try:
+                init = initialize(LATEST)
+                server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+                server.send(notification("notifications/initialized"))
+                for sent in (
+                    request("tools/list"),
+                    request("tools/call", params={"name": "count_orders", "arguments": {}}),
+                ):
+                    server.expect(sent, {"jsonrpc": "2.0", "id": sent["id"]}, "tools-call-result")
+            finally:
+                stderr = server.probe.stderr_tail(4000)
+    except Failure as failure:
+        stderr = stderr or str(failure.details.get("stderr", ""))
+    name = not_written(stderr)
+    if name:
+        raise Failure(
+            "module",
+            f"{name} in my_server.py is not written yet (it raises NotImplementedError)",
+            hint="paste your own piece from its stage (or write it now), then run the cell again",
+        )
 
 
 def check_whole_server(argv: list[str]) -> None:
@@ -418,7 +465,8 @@ def check_whole_server(argv: list[str]) -> None:
     others = [r.id for r in failing if r is not first]
     if others:
         shown["hint"] = f"failing too: {', '.join(others)} (mcp-lab check -- python3 my_server.py shows each)"
-    raise Failure(first.id, f"mcp-lab check: {first.summary}", **shown, stderr=evidence.get("stderr_tail", ""))
+    summary = f"mcp-lab check: {first.summary}"
+    raise Failure(first.id, summary, **shown, **followed_rule(first), stderr=evidence.get("stderr_tail", ""))
 
 
 # Evidence the failure shows in its own way: the rule and the fix (from the catalogue), stderr.

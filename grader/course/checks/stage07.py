@@ -180,11 +180,10 @@ def check_run_quietly(work: Work, mark: str) -> None:
         )
     if seen["rest"] != protocol_input.decode():
         raise Failure(
-            "stdout-json-lines",
+            "child-stdin",
             "the child read the server's stdin: the next protocol message was gone",
             expected=f"our stdin still holds {show(protocol_input)}",
             received=show(seen["rest"]),
-            hint="give the child stdin=subprocess.DEVNULL",
         )
 
 

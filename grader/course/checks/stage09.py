@@ -261,7 +261,8 @@ def run_burst(server: Server, burst: Burst, check: str, what: str) -> dict[Any, 
                 f"{what}: a stdout line is not one JSON message (replies written into each other?)",
                 sent=shown,
                 received=failure.details.get("received", ""),
-                hint="every message must leave in one piece: one writer at a time, whichever thread writes",
+                fix="every message must leave in one piece: hold one lock around each whole write of a message "
+                "(json.dump or write, then flush), whichever thread writes it",
                 stderr=server.probe.stderr_tail(),
             ) from None
         key = json.dumps(reply.get("id")) if isinstance(reply, dict) else ""
@@ -351,6 +352,45 @@ def replay_ids(argv: Sequence[str], ids: list[Any], burst_ids: list[Any]) -> Non
             server.expect(call, expected, "id-echo")
         calls = [request("tools/call", id=i, params={"name": "count_orders", "arguments": {}}) for i in burst_ids]
         run_burst(server, Burst(calls), "id-echo", "tool calls sent together")
+    # What the author wanted, and a repair must keep: a call cancelled before it starts gets no reply,
+    # whether notifications/cancelled names it by a number or by a string.
+    for kind in (int, str):
+        cancel_id = next((i for i in ids if type(i) is kind), 7 if kind is int else "7")
+        replay_cancel(argv, cancel_id)
+
+
+QUEUED = 20  # big tool calls queued ahead of the one cancelled: its cancellation arrives long before it runs
+
+
+def replay_cancel(argv: Sequence[str], cancel_id: Any) -> None:
+    """Server 3: tool calls queued behind one worker, the last cancelled at once by its id: every other
+    call is answered, the cancelled one never is."""
+    with Server(argv) as server:
+        handshake(server, id="init")
+        busy = [big_call(f"busy-{n}", 100 * n) for n in range(QUEUED)]
+        target = request("tools/call", id=cancel_id, params={"name": "count_orders", "arguments": {}})
+        cancel = notification("notifications/cancelled", {"requestId": cancel_id, "reason": "the user pressed Stop"})
+        server.send(b"".join(encode(m) for m in [*busy, target, cancel]))  # one write: read together
+        sent = [f"{QUEUED} tool calls (ids busy-0 ...)", show(target), show(cancel)]
+        answered: list[Any] = []
+        for _ in range(QUEUED):
+            reply = server.next_line(sent, "id-echo")
+            answered.append(reply.get("id") if isinstance(reply, dict) else reply)
+        ping = request("ping", id="after-cancel")
+        server.send(ping)
+        late = [server.next_line(ping, "ping")]
+        late += [item.message for item in server.probe.read_for(0.5) if item.json_ok]
+        for reply in [*answered, *late]:
+            got = reply.get("id") if isinstance(reply, dict) else reply
+            if same_id(got, cancel_id):
+                raise Failure(
+                    "clinic-repair",
+                    f"the call with id {describe_id(cancel_id)}, cancelled before it could start, was answered: "
+                    "the repair broke cancelling a call (what the author wanted, and the repair must keep)",
+                    sent=sent,
+                    received=show(reply),
+                    expected="no reply to the cancelled call; a reply to every other call, then to ping",
+                )
 
 
 def replay_stdout_clean(argv: Sequence[str], calls: list[tuple[str, dict[str, Any]]], quiet: float) -> None:
@@ -439,7 +479,7 @@ def public_sessions() -> list[list[Any]]:
 SAYS = {
     1: "repair_1.py: mcp-lab check, then 40 big tool calls and bad lines sent at once, twice",
     2: "repair_2.py: mcp-lab check, then each kind of reply and error to a line sent alone",
-    3: 'repair_3.py: mcp-lab check, then tool calls with ids 1, "17", 0, "call-x", -4, 2**40, "0"',
+    3: 'repair_3.py: mcp-lab check, tool calls with ids 1, "17", 0, "call-x", -4, 2**40, "0"; cancelling a call',
     4: "repair_4.py: mcp-lab check, then stdout at start, during four tool calls and at exit",
     5: "repair_5.py: mcp-lab check, then the exit after three sessions (no input, a call, a bad line)",
 }

@@ -77,13 +77,16 @@ def replay(argv: Sequence[str], lines: Sequence[str | bytes]) -> Session:
                 break
         if not died:
             died = child.process.poll() is not None
+        # What is read from here on may have come long before: the reader thread stamps each line as it
+        # arrives, and only a line stamped after this moment came "only once stdin was closed".
+        closed_at = child.elapsed()
         child.close_stdin()
         end = time.monotonic() + AFTER
         while time.monotonic() < end:
             line = child.read_line(end - time.monotonic())
             if line is None:
                 break
-            received.append(Received(line.data, after_close=True))
+            received.append(Received(line.data, after_close=line.at >= closed_at))
         code = child.wait(1.0)
         stderr = child.stderr_tail()
     finally:

@@ -4,9 +4,10 @@ A stage's code may use the reference pieces of earlier stages; the pieces a stag
 in its runtime at all. What the runtime cannot hide, the guard refuses: importing the grader or
 nbgrader, starting a process that runs the reference server or the grader, writing outside the
 learner's folder and the temporary folder. Each refusal is also reported on a private copy of
-stderr, one line starting with :data:`MARK`, and, when grading asks for it (``$MCP_LAB_GUARD_LOG``),
-appended to a log file, so that grading can flag it. An audit hook cannot be removed once added
-(``sys.addaudithook``).
+stderr, one line starting with :data:`MARK`, and, when grading asks for it (``$MCP_LAB_GUARD_PIPE``),
+on a pipe the grader reads (a FIFO the guard opens before the learner's code runs, and which that code
+may not open itself): what went down a pipe cannot be erased or rewritten, so grading can flag it.
+An audit hook cannot be removed once added (``sys.addaudithook``).
 
     >>> refusal("import", ("grader.checker",))
     'import grader.checker: the grader is not available to your code'
@@ -23,6 +24,9 @@ import os
 import re
 import sys
 import tempfile
+import threading
+
+from .codeguard import CodeRules
 
 MARK = "[mcp-lab guard] "
 FORBIDDEN_MODULES = ("grader", "nbgrader")
@@ -96,20 +100,66 @@ def _answers() -> tuple[str, ...]:
         return ()
 
 
+def _open_channel(path: str) -> tuple[int, tuple[int, int] | None]:
+    """The grader's pipe, opened now, before the learner's code runs (the guard's own opens are not
+    refused); ``(-1, None)`` when grading did not ask for one or its reader is gone."""
+    if not path:
+        return -1, None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        found = os.fstat(fd)
+    except OSError:
+        return -1, None
+    return fd, (found.st_dev, found.st_ino)
+
+
+def _is_channel(path: object, channel: tuple[int, int]) -> bool:
+    """Whether ``path`` (a name, or a file descriptor) is the grader's pipe, by any name or link."""
+    try:
+        found = os.stat(path) if isinstance(path, str | bytes | int | os.PathLike) else None
+    except (OSError, ValueError):
+        return False
+    return found is not None and (found.st_dev, found.st_ino) == channel
+
+
+CODE_EVENTS = frozenset(
+    {"compile", "exec", "marshal.loads", "marshal.load", "code.__new__", "import"}
+    | {"subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system"}
+)
+
+
+def _code_rules() -> CodeRules:
+    """The rules for code (:mod:`lab_runtime.codeguard`): files of the runtime and the standard library
+    are trusted as they are on disk (read-only in the sandbox)."""
+    runtime = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    return CodeRules(trusted=(runtime, stdlib, sys.base_prefix), uid=os.getuid(), runtime=runtime)
+
+
 def install(folder: str) -> None:
     """Add the hook for a learner's process working in ``folder``."""
     allowed = tuple(os.path.realpath(p) for p in (folder, tempfile.gettempdir(), "/tmp", os.devnull))
     answers = _answers()
     report = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
-    log_path = os.environ.get("MCP_LAB_GUARD_LOG", "")
-    # Opened now, before the learner's code runs: the guard's own writes are not refused.
-    log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if log_path else -1
+    log, channel = _open_channel(os.environ.get("MCP_LAB_GUARD_PIPE", ""))
+    code = _code_rules() if os.environ.get("MCP_LAB_CODE_GUARD") == "1" else None
+    inside = threading.local()  # the guard's own opens and frame reads raise events too: not judged
 
     def hook(event: str, args: tuple) -> None:
-        why = refusal(event, args, allowed, answers)
+        if getattr(inside, "busy", False):
+            return
+        inside.busy = True
+        try:
+            why = refusal(event, args, allowed, answers)
+            if why is None and channel is not None and event == "open" and args and _is_channel(args[0], channel):
+                why = "open the guard's channel: it is the grader's"
+            if why is None and code is not None and (event in CODE_EVENTS or event.startswith("ctypes.")):
+                why = code.refusal(event, args, sys._getframe(1))
+        finally:
+            inside.busy = False
         if why is None:
             return
-        line = json.dumps({"event": event, "why": why}) + "\n"
+        line = json.dumps({"event": event, "why": why[:1000]}) + "\n"  # one write under PIPE_BUF: whole
         try:
             report.write(MARK + line)
             report.flush()

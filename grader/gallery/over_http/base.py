@@ -82,9 +82,11 @@ class HttpShop(BaseHTTPRequestHandler):
             self.send_header("Content-Type", content_type)
         for name, value in headers.items():
             self.send_header(name.replace("_", "-"), value)
-        self.send_header("Content-Length", str(len(body)))
+        if status != 204:  # a 204 has no content, and so no Content-Length
+            self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if status != 204:
+            self.wfile.write(body)
 
     def refuse(self, status: int, message: str) -> None:
         error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}

@@ -23,3 +23,24 @@ def initialize(work: Work, rng: random.Random) -> None:
 def handshake(work: Work, rng: random.Random) -> None:
     for version in s.random_versions(rng, 3):
         s.check_handshake(work.program("server"), version)
+
+
+def unserved_versions(rng: random.Random, n: int) -> list[str]:
+    """Versions a 2026-07-28 request may name that the learner's server does not serve."""
+    pool = [
+        f"{rng.randrange(2027, 2100)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}",
+        rng.choice(["2025-11-25", "2025-06-18", "2024-11-05"]),
+        rng.choice(["2026-07-29", "2026-07-28-rc", "2026-7-28", " 2026-07-28"]),
+    ]
+    rng.shuffle(pool)
+    return pool[:n]
+
+
+@hidden("03", "test_read_meta")
+def read_meta(work: Work, rng: random.Random) -> None:
+    s.check_read_meta(work.module("server").read_meta, unserved_versions(rng, 3))
+
+
+@hidden("03", "test_eras")
+def eras(work: Work, rng: random.Random) -> None:
+    s.check_eras(work.program("server"), unserved_versions(rng, 1)[0])
