@@ -8,8 +8,8 @@
     mcp-lab db build [PATH]                   build the shop database (default: the embedded one)
     mcp-lab check [--json] [--timeout S] [--call-timeout S] [--call-tools] [--era ERA] -- CMD...
                                               check any stdio MCP server, check by check, in each era
-    mcp-lab check [--json] ... --url URL [--header 'NAME: VALUE' ...]
-                                              check a Streamable HTTP MCP endpoint
+    mcp-lab check [--json] ... [--era ERA] --url URL [--header 'NAME: VALUE' ...]
+                                              check a Streamable HTTP MCP endpoint, in each era
     mcp-lab gallery list [--reveal] | show NAME [--reveal] | run NAME
                                               the broken-server gallery (the instructor's view)
     mcp-lab clinic list | run CASE | log CASE | key
@@ -295,8 +295,6 @@ def check_command(args: argparse.Namespace) -> int:
     from .checker.report import write_json, write_text
 
     if args.url is not None:
-        if args.era is not None:
-            raise UsageError("mcp-lab check: --era is for a stdio server (over HTTP the checker speaks the legacy era)")
         report = http_check(args)
     else:
         if args.header:
@@ -337,7 +335,12 @@ def http_check(args: argparse.Namespace) -> Any:
         headers[name.strip()] = value.strip()
     try:
         return run_http_check(
-            args.url, headers, timeout=args.timeout, call_tools=args.call_tools, call_timeout=args.call_timeout
+            args.url,
+            headers,
+            timeout=args.timeout,
+            call_tools=args.call_tools,
+            call_timeout=args.call_timeout,
+            era=args.era or "auto",
         )
     except BadUrl as exc:
         raise UsageError(f"mcp-lab check: {exc}") from None

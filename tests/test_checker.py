@@ -306,7 +306,7 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         (["check", "--bogus", "--", "true"], "unrecognized arguments"),
         (["check", "--era", "newest", "--", "true"], "takes modern, legacy or both, got 'newest'"),
         (["check", "--era"], "expected one argument"),
-        (["check", "--url", "http://127.0.0.1:9/mcp", "--era", "modern"], "--era is for a stdio server"),
+        (["check", "--url", "http://127.0.0.1:9/mcp", "--era", "modern"], "cannot reach http://127.0.0.1:9/mcp"),
         (["gallery", "show", "no-such-exhibit"], "no-such-exhibit"),
         (["gallery"], "required"),
     ],

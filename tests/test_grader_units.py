@@ -918,6 +918,10 @@ HTTP_IDS = {
     "http-content-type",
     "http-sse",
     "http-auth",
+    "http-modern-headers",
+    "http-modern-status",
+    "http-modern-no-session",
+    "http-modern-result",
 }
 
 

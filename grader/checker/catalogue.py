@@ -591,6 +591,9 @@ STDIO_ONLY = frozenset(
 )
 
 _HTTP = "MCP 2025-11-25, Transports > Streamable HTTP"
+_MH = "MCP 2026-07-28"
+_M_HTTP = f"{_MH}, Transports > Streamable HTTP"
+_MH_SIX = "server/discover, tools/list, prompts/list, resources/list, resources/templates/list, resources/read"
 HTTP_CHECKS: dict[str, Check] = {
     c.id: c
     for c in [
@@ -666,6 +669,7 @@ HTTP_CHECKS: dict[str, Check] = {
             "Content-Type: application/json (one JSON object)",
             "send the JSON-RPC response as the body with Content-Type: application/json, or an SSE stream with "
             "Content-Type: text/event-stream",
+            era="both",  # 2026-07-28 says the same (Sending Messages): both eras' replies are judged
         ),
         Check(
             "http-sse",
@@ -678,6 +682,7 @@ HTTP_CHECKS: dict[str, Check] = {
             "the request MUST get its response",
             "write each message as 'event: message\\ndata: ' + json.dumps(msg) + '\\n\\n': compact JSON on "
             "one data line (no indent=), a blank line after every event",
+            era="both",
         ),
         Check(
             "http-auth",
@@ -699,6 +704,80 @@ HTTP_CHECKS: dict[str, Check] = {
                     "without --header Authorization)",
                 )
             },
+        ),
+        # The modern era's Streamable HTTP (2026-07-28): no session, the routing headers, the statuses.
+        Check(
+            "http-modern-headers",
+            "(2026-07-28) a POST without MCP-Protocol-Version, Mcp-Method or (tools/call, resources/read) "
+            "Mcp-Name, or with one that disagrees with the body, gets 400 with -32020; a =?base64?...?= "
+            "Mcp-Name is decoded and served",
+            "MUST",
+            f"{_M_HTTP} > Request Metadata > Server Validation; Value Encoding",
+            "servers that process the body MUST reject a request whose required headers are missing or disagree "
+            "with the body, with 400 Bad Request and a JSON-RPC error -32020 (HeaderMismatch); they MUST "
+            "decode Base64-encoded values before comparing",
+            "before dispatching a 2026-07-28 POST, compare MCP-Protocol-Version with _meta's version, Mcp-Method "
+            "with the method and Mcp-Name (decoded when it is =?base64?...?=) with params.name or params.uri; "
+            'any missing or different: 400 with {"code": -32020, "message": "Header mismatch: ..."}',
+            also={
+                "routed": Rule(
+                    "described",
+                    f"{_M_HTTP} > Protocol Version Header; {_MH}, Versioning > Backward Compatibility",
+                    "a dual-era server may route a request by its MCP-Protocol-Version header: a 2025 header takes "
+                    "it to the legacy transport, which refuses it (400) by that revision's rules instead of -32020",
+                    "compare the header with the body's _meta before routing: a modern body under a 2025 header is "
+                    "a header mismatch (400, -32020)",
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "http-modern-status",
+            "(2026-07-28) -32602 and -32022 come with 400, an unknown method with 404 and -32601, a foreign Origin "
+            "with 403, a notification with 202 and no body (or an error status); GET and DELETE get 405",
+            "MUST",
+            f"{_M_HTTP} > Protocol Version Header, Sending Messages, Security & Endpoint; {_MH}, Base Protocol > "
+            "General fields",
+            "on HTTP a malformed envelope MUST get 400, an unsupported version 400 with -32022, a method the "
+            "server does not implement 404 with -32601, an invalid Origin 403; an accepted notification MUST get "
+            "202 with no body",
+            "map the JSON-RPC error to the HTTP status: -32602, -32020, -32021 and -32022 are 400, -32601 is 404; "
+            "answer an accepted notification with 202 and an empty body; a foreign Origin with 403 (modern requests "
+            "too); GET and DELETE with 405",
+            also={
+                "get-delete": Rule(
+                    "SHOULD",
+                    f"{_M_HTTP} > Backward Compatibility > Earlier Streamable HTTP Revisions",
+                    "a server that supports only this revision SHOULD answer GET or DELETE to the MCP endpoint with "
+                    "405 Method Not Allowed (2026-07-28 has no GET stream and no session to end)",
+                    "answer GET and DELETE carrying MCP-Protocol-Version: 2026-07-28 with 405 and Allow: POST",
+                )
+            },
+            era="modern",
+        ),
+        Check(
+            "http-modern-no-session",
+            "(2026-07-28) no response carries Mcp-Session-Id; a request with a stale one is served as if it had none",
+            "SHOULD",
+            f"{_M_HTTP} > Backward Compatibility > Earlier Streamable HTTP Revisions",
+            "2026-07-28 has no sessions: a server SHOULD ignore an Mcp-Session-Id header on a request, and not "
+            "mint or echo session ids",
+            "serve every 2026-07-28 POST on its own: never set Mcp-Session-Id in its response, and do not look "
+            "the header up (a stale one from a legacy session is ignored, not 404)",
+            era="modern",
+        ),
+        Check(
+            "http-modern-result",
+            "(2026-07-28) over HTTP, every result carries resultType, the six cacheable ones ttlMs and cacheScope, "
+            "and server/discover its required fields",
+            "MUST",
+            f"{_MH}, Base Protocol > Messages > Responses > ResultType; {_MH}, Server Features > Utilities > Caching; "
+            "schema.ts DiscoverResult",
+            "the result MUST include a resultType field; servers MUST include caching hints on complete results of "
+            f"{_MH_SIX}; DiscoverResult requires supportedVersions and capabilities",
+            'put "resultType": "complete" in every result of a 2026-07-28 request, and "ttlMs" (>= 0) and '
+            '"cacheScope" ("public" or "private") in the six cacheable ones; implement server/discover',
+            era="modern",
         ),
     ]
 }

@@ -179,13 +179,16 @@ def run_http_check(
     timeout: float = 3.0,
     call_tools: bool = False,
     call_timeout: float = CALL_TIMEOUT,
+    era: str = "auto",
 ) -> Report:
-    """Check the Streamable HTTP MCP endpoint at ``url``, sending ``headers`` with every request.
+    """Check the Streamable HTTP MCP endpoint at ``url``, sending ``headers`` with every request, in
+    ``era`` ("auto": every era it speaks, as :func:`run_check`).
 
     Raises ``BadUrl`` (a ValueError) for a URL that is not http(s), OSError when nothing listens there.
     """
     from .catalogue import HTTP_CHECKS, STDIO_ONLY
     from .http_checks import all_exchanges, attribute_sse, judge_exchanges, judge_http_envelopes, run_transport_checks
+    from .http_modern import run_modern_http
     from .http_probe import split_url
     from .http_session import HttpContext, HttpMainSession
     from .verdicts import Findings
@@ -196,34 +199,45 @@ def run_http_check(
         socket.create_connection((host, port), timeout=max(timeout, 3.0)).close()
     except OSError as exc:
         raise OSError(f"cannot reach {url}: {exc.strerror or exc}") from None
-    findings = Findings([*CHECKS, *HTTP_CHECKS])  # the legacy era's (the modern HTTP checks are to come)
+    findings = Findings([*CHECKS, "era-mixing", *HTTP_CHECKS])  # both eras' (http_modern.py: the modern era's)
     ctx = HttpContext(
         [url], timeout=timeout, call_tools=call_tools, call_timeout=call_timeout, findings=findings, url=url,
         headers=dict(headers or {}),
     )  # fmt: skip
     ctx.language = "neutral"  # nothing tells the server's language over HTTP
-    ctx.eras = Eras("legacy")  # over HTTP the checker speaks the legacy era (for now)
+    ctx.eras = Eras(era)
     for check in STDIO_ONLY:
         findings.skipped(check, STDIO_ONLY_WHY)
     truth = ShopTruth.load()
     digest = truth.digest()
     negotiation = Negotiation()
     main = HttpMainSession(ctx, truth)
-    jobs: list[Callable[[], None]] = [
+    legacy: list[Callable[[], None]] = [
         main.run,
         *[lambda v=v: run_version(ctx, v, negotiation) for v in PROPOSALS],
         lambda: run_transport_checks(ctx),
     ]
+    modern: list[Callable[[], None]] = [lambda: run_modern_http(ctx)]
+    if not ctx.eras.asked("legacy"):
+        jobs = modern
+        ctx.first_up.set()  # no initialize to wait for
+        findings.unreached = ctx.eras.skip_reason("legacy")  # the checks the legacy session judges over HTTP
+    else:
+        jobs = legacy + (modern if ctx.eras.asked("modern") else [])
     errors: list[OSError] = []
     internal: list[str] = []
     run_jobs(ctx, jobs, guard(errors, internal), errors)
     if errors:
         raise errors[0]
+    skip_unjudged(ctx.eras, findings)
     judge_exchanges(all_exchanges(ctx.probes), findings)
     judge_http_envelopes(ctx.probes, findings)
-    judge_negotiation(ctx, main.negotiated, negotiation)
+    if ctx.eras.judged("legacy"):
+        judge_negotiation(ctx, main.negotiated, negotiation)
     if main.shop:
         judge_digest(truth, digest, findings)
     results = order(attribute_sse(list(findings.results().values())))  # root causes first
     elapsed = time.monotonic() - started
-    return Report([url], results, elapsed, [p.name for p in ctx.probes], internal, "neutral", url=url)
+    report = Report([url], results, elapsed, [p.name for p in ctx.probes], internal, "neutral", url=url)
+    report.eras = ctx.eras.describe()
+    return report

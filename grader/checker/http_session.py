@@ -23,6 +23,7 @@ from typing import Any
 
 from .bad_input import BAD_INPUTS, LENIENT
 from .context import Context, initialize, no_reply_evidence, why_no_reply
+from .http_modern import legacy_refused
 from .http_probe import HttpProbe
 from .main_session import NOTIFICATIONS, MainSession, judge_initialize, judge_ping, server_requests
 from .probe import same_id, show, show_json
@@ -54,6 +55,9 @@ class HttpMainSession(MainSession):
         probe, f = self.probe, self.f
         reply = initialize(probe, self.ctx)  # type: ignore[arg-type]
         self.ctx.first_up.set()
+        if legacy_refused(self.ctx, reply, probe.exchanges[-1] if probe.exchanges else None):
+            f.unreached = self.ctx.eras.skip_reason("legacy")
+            return False  # a modern-only endpoint refused initialize: its legacy checks are skipped (era.py)
         if reply.message is None:
             why = why_no_reply(probe, reply, "initialize")  # type: ignore[arg-type]
             last = probe.exchanges[-1]

@@ -14,7 +14,7 @@ The HTTP exhibits (``over_http/``) serve the healthy HTTP shop of ``over_http/ba
 defect each; run one, it prints its URL on stderr, and point ``mcp-lab check --url`` at it:
 
     >>> [e.name for e in http_exhibits()][:2], get("broken_sse").transport
-    (['broken_sse', 'no_origin_check'], 'http')
+    (['broken_sse', 'method_header_unchecked'], 'http')
     >>> command("broken_sse", port=8000)[-2:]
     ['--port', '8000']
 
@@ -689,6 +689,53 @@ _HTTP_EXHIBITS: dict[str, Exhibit] = {
     name: Exhibit(name, symptom, explanation, check, "fail", None, HTTP_DIR / f"{name}.py", "http")
     for name, check, symptom, explanation in _HTTP_TABLE
 }
+
+
+# name, check, expect, symptom, explanation: Streamable HTTP servers of both eras (over_http/modern_base.py,
+# the reference's transport), each breaking one rule of 2026-07-28's HTTP
+_MODERN_HTTP_TABLE: list[tuple[str, str, str, str, str]] = [
+    (
+        "session_minted",
+        "http-modern-no-session",
+        "warn",
+        "Modern clients work; a gateway in front of the server pins every client to one backend for good, "
+        "and the logs show a new Mcp-Session-Id on every single response.",
+        "reply() adds a fresh Mcp-Session-Id to every 2026-07-28 response ('it cannot hurt'). That revision "
+        "has no sessions: each POST stands alone, and a server SHOULD neither mint nor echo session ids (a "
+        "client or a proxy that believes in them keeps state the server does not have). Fix: send "
+        "Mcp-Session-Id only in the legacy era, after an initialize; ignore it on a modern request.",
+    ),
+    (
+        "method_header_unchecked",
+        "http-modern-headers",
+        "fail",
+        "Every client works; a gateway that routes and rate-limits on Mcp-Method lets a tools/call through "
+        "as a cheap prompts/list.",
+        "post_modern() takes the method from the body and ignores what the Mcp-Method header says ('the "
+        "header is only for proxies'). But proxies act on it: when the header and the body disagree, the "
+        "gateway and the server act on two different requests. The server MUST refuse a request whose "
+        "headers disagree with its body: 400 with -32020 (HeaderMismatch). Fix: compare Mcp-Method with the "
+        "body's method (and MCP-Protocol-Version, Mcp-Name) before dispatching.",
+    ),
+    (
+        "unknown_method_ok",
+        "http-modern-status",
+        "fail",
+        "A dual-era client that calls a method this server lacks reports a broken response instead of "
+        "'not supported'; a load balancer counts the failures as successes.",
+        "reply() sends the -32601 error of an unknown method with 200 ('the error is in the body'). MCP "
+        "2026-07-28 says a method the server does not implement MUST get 404 Not Found with -32601: the "
+        "status is how an HTTP client or an intermediary tells a missing method from a served one. Fix: "
+        "answer -32601 with 404, and -32602, -32020, -32021, -32022 with 400.",
+    ),
+]
+_HTTP_EXHIBITS.update(
+    {
+        name: Exhibit(name, symptom, explanation, check, expect, None, HTTP_DIR / f"{name}.py", "http", "modern")
+        for name, check, expect, symptom, explanation in _MODERN_HTTP_TABLE
+    }
+)
+HTTP_MODERN_BASE = HTTP_DIR / "modern_base.py"  # both eras, or (--modern-only) 2026-07-28 only: passes every check
 
 
 def exhibits() -> list[Exhibit]:
