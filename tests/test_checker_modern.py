@@ -219,6 +219,13 @@ def test_the_references_cancel_order_round_trip_where_it_asks_for_input(tmp_path
     """With writes on, the reference's cancel_order asks the user to confirm (input_required): the
     round trip and a tampered requestState are judged. Until the tool asks, they are skipped, saying why."""
     copy = database.build(tmp_path / "copy.db")
+    # The checker calls cancel_order with its example arguments (order 1); the reference asks only
+    # about a cancel that would change something, so order 1 is one that can still be cancelled.
+    import sqlite3
+
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE orders SET status = 'pending' WHERE id = 1")
+    conn.close()
     server = [*REFERENCE, "--allow-writes", "--db", str(copy)]
     report, _ = check(server, "--era", "modern", "--call-tools")
     found = by_id(report)
