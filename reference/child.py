@@ -39,6 +39,7 @@ MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
 STDERR_TAIL = 64 << 10  # bytes of stderr kept (the most recent)
 KILL_WAIT = 5.0  # seconds to wait for the exit of a child sent SIGKILL
+BUSY_CPU = 0.02  # seconds of CPU used during a wait: the child was working then, not idle
 _CHUNK = 1 << 16
 
 
@@ -167,6 +168,43 @@ class ChildProcess:
         if line is None:
             self.lines.put(None)  # keep the end marker for later readers
         return line
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user and system) used so far by the child's process group: the child and what it
+        started. ``None`` where ``/proc`` cannot tell (another system, the child gone)."""
+        try:
+            ticks = os.sysconf("SC_CLK_TCK")
+            names = os.listdir("/proc")
+        except (OSError, ValueError, AttributeError):
+            return None
+        group, total, seen = self.process.pid, 0, False
+        for name in names:
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            # After the command's name: state, ppid, pgrp, ... utime (12th), stime (13th).
+            if int(fields[2]) == group:
+                total += int(fields[11]) + int(fields[12])
+                seen = True
+        return total / ticks if seen else None
+
+    def read_line_patient(self, quiet: float, most: float) -> Line | None:
+        """The next stdout line, waiting ``quiet`` seconds, and longer (``most`` in all) while the child is
+        still using the CPU: on a loaded machine a slow start is work in progress, not silence. An idle
+        child (blocked on its stdin) is silent after ``quiet``, however busy the machine."""
+        deadline = time.monotonic() + most
+        while True:
+            before = self.cpu_seconds()
+            line = self.read_line(min(quiet, deadline - time.monotonic()))
+            if line is not None or time.monotonic() >= deadline or before is None:
+                return line
+            after = self.cpu_seconds()
+            if after is None or after - before < BUSY_CPU or self.stdout_closed.is_set():
+                return None
 
     def stderr_tail(self, limit: int = 2000) -> str:
         """The last ``limit`` bytes of stderr, decoded leniently."""

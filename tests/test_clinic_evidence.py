@@ -63,3 +63,30 @@ def test_lines_written_while_stdin_was_open_are_not_labelled_after_close() -> No
     # A reply that sat in a buffer until stdin closed is still labelled so.
     late = replay(gallery.command("missing_flush"), ['{"jsonrpc":"2.0","id":1,"method":"ping"}'])
     assert late.received and all(item.after_close for item in late.received), late.received
+
+
+# A server that spends its first 2.5 s on the CPU before it reads stdin: a slow start on a busy machine.
+SLOW_START = (
+    "import runpy, sys, time\n"
+    "end = time.process_time() + 2.5\n"
+    "while time.process_time() < end: pass\n"
+    "sys.argv = ['server', '--healthy']\n"
+    "runpy.run_module('grader.course.clinic.server', run_name='__main__')\n"
+)
+
+
+def test_a_slow_start_is_waited_for_and_an_idle_server_is_quiet_soon() -> None:
+    """Grading replays evidence on busy machines: a reference still starting when the quiet second has
+    passed (it is using the CPU) is waited for, so its reply never reads as held until stdin closed and
+    a case's unflushed reply still stands out against it. An idle server that owes a reply (blocked on
+    its stdin) is quiet after that second, however busy the machine."""
+    import sys
+    import time
+
+    lines = ['{"jsonrpc":"2.0","id":3,"method":"no/such/method"}']
+    slow = replay([sys.executable, "-c", SLOW_START], lines)
+    assert [item.after_close for item in slow.received] == [False], slow.received
+    assert "stdout-flush" in broken(replay(gallery.command("missing_flush"), lines), slow)
+    started = time.monotonic()
+    silent = replay([sys.executable, "-c", "import sys; sys.stdin.read()"], lines)
+    assert silent.received == [] and time.monotonic() - started < 5.0  # QUIET (1 s) and the rest, not MOST (6 s)

@@ -416,11 +416,22 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
     return course, rows, {"before": before, "after": after}
 
 
+def failed_cells(course: Path, student: str, stage: str) -> list[str]:
+    """What nbgrader recorded of each graded cell that failed (to say why when full marks were not kept)."""
+    found = []
+    for path in sorted((course / "autograded" / student / stage).glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    found.append(f"{cell.get('metadata', {}).get('nbgrader', {}).get('grade_id')}: " + output["evalue"])
+    return found
+
+
 def test_the_answer_key_keeps_full_marks_and_the_release_scores_zero(graded: Any) -> None:
-    _, rows, _ = graded
+    course, rows, _ = graded
     for name, stage in STAGES.items():
         key, untouched = rows[name]["answer-key"], rows[name]["untouched"]
-        assert key.score == key.max_score == stage.points(), (name, key)
+        assert key.score == key.max_score == stage.points(), (name, key, failed_cells(course, "answer-key", name))
         assert untouched.score == 0, (name, untouched)
         # In stage 08 a friend handed in the answer key's answers: both are flagged, the instructor looks.
         # (and in 02 a friend handed it in with its variables renamed: similar)

@@ -22,11 +22,13 @@ from typing import Any
 
 from grader.checker.probe import Probe, same_id
 from reference import PROTOCOL_REVISION
+from reference.child import BUSY_CPU
 from reference.framing import encode
 
 from .expect import Failure, code_name, describe_id, followed_rule, not_written, not_written_yet, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
+PATIENCE = 3.0  # ... or up to this many times that, while the server is still using the CPU
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
 # seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
 # in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
@@ -150,9 +152,17 @@ class Server:
         teaches: a notification is kept in :attr:`notices`, a ping is answered, another request is
         refused with -32601; then the wait goes on."""
         deadline = time.monotonic() + self.timeout
+        longest = time.monotonic() + self.timeout * PATIENCE
+        cpu = self.probe.child.cpu_seconds()
         while True:
             item = self.probe.read(max(0.0, deadline - time.monotonic()))
             if item is None:
+                # A server still on the CPU (a slow start on a busy machine) is working, not hung:
+                # more time, a second at a time, up to PATIENCE times the timeout.
+                now = self.probe.child.cpu_seconds()
+                if cpu is not None and now is not None and now - cpu >= BUSY_CPU and time.monotonic() < longest:
+                    cpu, deadline = now, min(longest, time.monotonic() + 1.0)
+                    continue
                 self._no_reply(sent, check)
             if not item.json_ok:
                 raise Failure(

@@ -4,7 +4,8 @@ The replay is the same for the case and for the reference, so that the two can b
 (:func:`grader.checker.transcript.broken`): start the server, wait a moment (a banner shows
 here), write every line at once (two requests are then in flight together), wait until every
 request is answered or the server has been quiet for a second, close stdin, and collect what
-comes after that (a reply that arrives only now was held in a buffer).
+comes after that (a reply that arrives only now was held in a buffer). "Quiet" means idle: no output and no
+CPU used, so that a busy machine's slow start-up is not taken for silence.
 
     >>> import sys
     >>> session = replay([sys.executable, "-m", "reference.server"], ['{"jsonrpc":"2.0","id":1,"method":"ping"}'])
@@ -64,7 +65,9 @@ def replay(argv: Sequence[str], lines: Sequence[str | bytes]) -> Session:
         owed = _requests(sent)
         deadline = time.monotonic() + MOST
         while time.monotonic() < deadline:
-            line = child.read_line(QUIET)
+            # Quiet means idle: a server still starting up on a busy machine is given the time (up to
+            # MOST), so that the reference's slow start never reads as a silence the case shares.
+            line = child.read_line_patient(QUIET, deadline - time.monotonic())
             if line is None:
                 died = child.stdout_closed.is_set() or child.process.poll() is not None
                 break
