@@ -711,3 +711,48 @@ def test_what_a_killed_grading_left_is_swept() -> None:
     assert sweep_stale() >= 1
     assert not left.exists() and mine.is_dir()
     assert not any(f.is_dir() for f in group.folders)
+
+
+def carried_server() -> str:
+    """A whole repaired server that is the kit's answer key carried as data: the course's server as marshal
+    data under names built at run time (no ``reference`` in an import), loaded by an import hook."""
+    wanted = ["server", "dispatch", "envelope", "lifecycle"]
+    blobs = {n: kit_bytecode(n) for n in wanted}
+    return (
+        '"""A repaired server."""\n'
+        "import base64, importlib.abc, importlib.util, marshal, sys, types\n"
+        f"BLOBS = {{'refer' + 'ence.' + name: blob for name, blob in {blobs!r}.items()}}\n"
+        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        "        types.FunctionType(marshal.loads(base64.b64decode(BLOBS[module.__name__])), module.__dict__)()\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        "if __name__ == '__main__':\n"
+        "    core = importlib.import_module('refer' + 'ence.' + 'server')\n"
+        "    sys.exit(core.main([]))\n"
+    )
+
+
+def test_the_answer_key_carried_in_a_repaired_server_scores_nothing(graded: Any) -> None:
+    """Stage 09's repairs are whole files a learner hands in: each one the kit's server carried as data
+    (an import hook over marshal data, no name that says ``reference``) is refused while it runs and
+    flagged by the scan; no repair scores."""
+    from course_support import handed_in
+
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    stage = next(s for s in build.stages() if s.name.startswith("09"))
+    assert api(course).generate_assignment(stage.name, force=True, create=True)["success"]
+    files = {name: carried_server() for name in handed_in(stage, course)}
+    assert len(files) == 5, files
+    submit(course, "kit-in-repairs", stage, release(course, stage.name), files)
+    found = grade(course, stage.name, "kit-in-repairs", slot=1)
+    assert sum(c.points for c in found.cells.values() if c.status == "passed") == 0, found.cells
+    kinds = {f["kind"] for f in found.flags}
+    assert "answer-key" in kinds or "refused" in kinds, found.flags
+    whys = " ".join(f["why"] for f in found.flags)
+    assert "import hook" in whys or "marshal" in whys, found.flags
