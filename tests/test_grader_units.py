@@ -1195,3 +1195,20 @@ def test_output_schema_dialect_follows_dollar_schema() -> None:
 def test_a_result_that_is_no_call_tool_result_is_left_to_tools_call_result() -> None:
     assert result_problems(COUNT_OUT, {"content": "3", "structuredContent": {"count": 3}}) == (None, None)
     assert judge_one({"content": "3", "structuredContent": {"count": 3}}).status == "pass"
+
+
+def test_a_tool_name_failure_says_the_course_asks_more_than_the_spec() -> None:
+    """The naming rule is a SHOULD (the checker warns); stage 04 grades the strict form, and says so."""
+    from grader.course.checks.stage04 import NAMES_BAD, check_names
+    from grader.course.expect import Failure
+
+    lax = next(name for name in NAMES_BAD if "." in name)
+    try:
+        check_names(lambda name: True, [(lax, False)])
+    except Failure as failure:
+        text = failure.text()
+    else:
+        raise AssertionError("a name with a dot was accepted")
+    flat = " ".join(text.split())  # the prose is wrapped under its label
+    assert "a SHOULD in the spec" in flat and "this course asks the strict form" in flat, text
+    assert "rule: " in flat and "SHOULD" in flat.split("rule: ")[1], text

@@ -77,6 +77,15 @@ def random_names(rng: random.Random, n: int) -> list[tuple[str, bool]]:
     return cases
 
 
+# The spec's naming rule is a SHOULD (mcp-lab check only warns); stage 04 teaches a stricter form, and
+# a learner who loses points on it must read why (the lesson's section 2 says the same).
+COURSE_ASKS_NAMES = (
+    "a SHOULD in the spec, on which mcp-lab check only warns; this course asks the strict form (stage 04, "
+    "section 2): letters, digits, _ and -, 1 to 64 characters, unique, because hosts that pass your tools to "
+    "a model API accept only ^[a-zA-Z0-9_-]{1,64}$"
+)
+
+
 def check_names(valid_tool_name: Callable[[str], Any], cases: list[tuple[str, bool]]) -> None:
     for name, want in cases:
         got = call(valid_tool_name, "tool-names", name)
@@ -84,6 +93,7 @@ def check_names(valid_tool_name: Callable[[str], Any], cases: list[tuple[str, bo
             raise Failure(
                 "tool-names",
                 f"valid_tool_name({name!r}) returned {got!r}; that name is {'valid' if want else 'not valid'}",
+                course=COURSE_ASKS_NAMES,
             )
 
 
@@ -182,7 +192,9 @@ def check_tool(
     if not isinstance(tool, dict):
         raise Failure("tools-list", f"{describe.__name__}() returned {type(tool).__name__}, not a dict")
     if tool.get("name") != name:
-        raise Failure("tool-names", f'the tool\'s "name" must be {name!r}, got {tool.get("name")!r}')
+        raise Failure(
+            "tool-names", f'the tool\'s "name" must be {name!r}, got {tool.get("name")!r}', course=COURSE_ASKS_NAMES
+        )
     for key in ("title", "description"):
         if not isinstance(tool.get(key), str) or not tool[key].strip():
             raise Failure("tools-list", f'{name}: "{key}" must be a non-empty string')
