@@ -60,6 +60,23 @@ def stray_responses(items: list[Received]) -> list[Received]:
     return [i for i in items if isinstance(i.message, dict) and "method" not in i.message]
 
 
+def judge_silence(f: Any, reply: Reply, sent: list[str], after: str, what: str) -> None:
+    """notification-silence: the notifications ``sent`` got no reply; ``reply`` (to ``after``) came next."""
+    answered = stray_responses(reply.others)
+    if answered:
+        f.failed(
+            "notification-silence",
+            "the server answered a notification",
+            {
+                "sent": sent,
+                "received": [show(i.line.data) for i in answered[:3]],
+                "expected": f"no reply at all: the next line should be the reply to {after}",
+            },
+        )
+    elif reply.message is not None:
+        f.passed("notification-silence", f"no reply to {what}")
+
+
 def noise(items: list[Received]) -> list[Received]:
     return [i for i in items if not (i.json_ok and isinstance(i.message, dict))]
 
@@ -187,19 +204,9 @@ class MainSession:
         for method, params in NOTIFICATIONS:
             probe.notify(method, params)
         reply = probe.request("ping", id=2)
-        answered = stray_responses(reply.others)
-        if answered:
-            f.failed(
-                "notification-silence",
-                "the server answered a notification",
-                {
-                    "sent": [m for m, _ in NOTIFICATIONS],
-                    "received": [show(i.line.data) for i in answered[:3]],
-                    "expected": "no reply at all: the next line should be the reply to ping (id 2)",
-                },
-            )
-        elif reply.message is not None:
-            f.passed("notification-silence", "no reply to initialized, an unknown notification, or cancelled")
+        judge_silence(
+            f, reply, [m for m, _ in NOTIFICATIONS], "ping (id 2)", "initialized, an unknown notification, or cancelled"
+        )
         judge_ping(probe, reply, f)
 
     def ids(self) -> None:
@@ -399,6 +406,17 @@ class MainSession:
         judge_resources(self.probe, self.capabilities, self.f)
         judge_prompts(self.probe, self.capabilities, self.f)
 
+    def fresh_for_bad_input(self, why: str) -> Probe | None:
+        """A new process, past its handshake, for the bad inputs (None, the checks skipped, if it does not answer)."""
+        probe = self.ctx.start(why)
+        if initialize(probe, self.ctx).message is None:
+            for check in BAD_INPUT_CHECKS:
+                self.f.skipped(check, "not judged: a fresh process for bad input did not answer initialize")
+            probe.close()
+            return None
+        probe.notify("notifications/initialized")
+        return probe
+
     def bad_input(self) -> None:
         """The bad inputs, last: on this process if it still answers, else on a fresh one."""
         if not self.readable:
@@ -406,25 +424,17 @@ class MainSession:
         probe, ctx = self.probe, self.ctx
         fresh = probe.stalled or not probe.alive() or probe.stdout_closed()
         if fresh:
-            probe = ctx.start("bad-input")
-            if initialize(probe, ctx).message is None:
-                for check in BAD_INPUT_CHECKS:
-                    self.f.skipped(check, "not judged: a fresh process for bad input did not answer initialize")
-                probe.close()
+            probe = self.fresh_for_bad_input("bad-input")
+            if probe is None:
                 return
-            probe.notify("notifications/initialized")
         probe = run_request_named(ctx, probe)
         if probe.stalled and probe.alive() and not probe.stdout_closed():
             # Silent since a notification: each bad input would wait its full timeout for nothing,
             # and its verdict would blame the bad input. A fresh process takes them.
             probe.close()
-            probe = ctx.start("bad-input after a notification")
-            if initialize(probe, ctx).message is None:
-                for check in BAD_INPUT_CHECKS:
-                    self.f.skipped(check, "not judged: a fresh process for bad input did not answer initialize")
-                probe.close()
+            probe = self.fresh_for_bad_input("bad-input after a notification")
+            if probe is None:
                 return
-            probe.notify("notifications/initialized")
             fresh = True
         final, answering = run_bad_input(ctx, probe)
         if fresh:

@@ -18,6 +18,7 @@ from reference.stateless import MODERN
 
 from .bad_input import BAD_INPUTS, LENIENT, is_answer
 from .context import no_reply_evidence, why_no_reply
+from .main_session import judge_silence
 from .modern_wire import IDS, META_UNKNOWN, NOTIFICATIONS, Revised
 from .probe import same_id, show
 
@@ -42,19 +43,7 @@ def ids_and_notifications(s: ModernSession) -> None:
     for method, params in NOTIFICATIONS:
         probe.notify(method, params)
     reply = s.request("server/discover", id="after-notifications")
-    answered = [i for i in reply.others if isinstance(i.message, dict) and "method" not in i.message]
-    if answered:
-        f.failed(
-            "notification-silence",
-            "the server answered a notification",
-            {
-                "sent": [m for m, _ in NOTIFICATIONS],
-                "received": [show(i.line.data) for i in answered[:3]],
-                "expected": "no reply at all: the next line should be the reply to server/discover",
-            },
-        )
-    elif reply.message is not None:
-        f.passed("notification-silence", "no reply to an unknown notification or to cancelled")
+    judge_silence(f, reply, [m for m, _ in NOTIFICATIONS], "server/discover", "an unknown notification or to cancelled")
 
 
 def modern_inputs() -> list[tuple[str, bytes, int, tuple[Any, ...], str]]:

@@ -182,12 +182,17 @@ def main(handler: type[HttpShop] = HttpShop) -> int:
     except OSError as exc:
         print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    return serve_until_stopped(httpd, f"http://127.0.0.1:{httpd.server_address[1]}{ENDPOINT}")
+
+
+def serve_until_stopped(httpd: Any, url: str) -> int:
+    """Serve ``httpd`` until Ctrl-C or SIGTERM (how the tests end an exhibit), then close it; 0."""
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    print(f"Streamable HTTP on http://127.0.0.1:{httpd.server_address[1]}{ENDPOINT}; Ctrl-C ends it", file=sys.stderr)
+    print(f"Streamable HTTP on {url}; Ctrl-C ends it", file=sys.stderr)
     sys.stderr.flush()
     with contextlib.suppress(KeyboardInterrupt):
         httpd.serve_forever(poll_interval=0.2)

@@ -17,11 +17,10 @@ judged by (the legacy ones are skipped, with the reason).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
 from typing import Any
 
+from grader.gallery.over_http.base import serve_until_stopped
 from reference import stateless
 from reference.envelope import error_message
 from reference.errors import HEADER_MISMATCH
@@ -69,17 +68,7 @@ def main(handler: type[ModernShop] = ModernShop) -> int:
         print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     httpd.RequestHandlerClass = type(handler.__name__, (handler,), {"modern_only": args.modern_only})
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    print(f"Streamable HTTP on {httpd.url}; Ctrl-C ends it", file=sys.stderr)
-    sys.stderr.flush()
-    with contextlib.suppress(KeyboardInterrupt):
-        httpd.serve_forever(poll_interval=0.2)
-    httpd.server_close()
-    return 0
+    return serve_until_stopped(httpd, httpd.url)
 
 
 if __name__ == "__main__":
