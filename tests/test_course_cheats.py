@@ -22,6 +22,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -756,3 +758,78 @@ def test_the_answer_key_carried_in_a_repaired_server_scores_nothing(graded: Any)
     assert "answer-key" in kinds or "refused" in kinds, found.flags
     whys = " ".join(f["why"] for f in found.flags)
     assert "import hook" in whys or "marshal" in whys, found.flags
+
+
+# A module that fills the disk at import: files of 60 MB (under the per-file limit) until the disk says no.
+DISK_FILLER = """%%module messages
+import os
+written = 0
+try:
+    for n in range(40):
+        with open(f"filler-{n}.bin", "wb") as out:
+            for _ in range(60):
+                out.write(b"x" * (1 << 20))
+                written += 1 << 20
+except OSError as error:
+    import sys
+    print(f"stopped after {written >> 20} MiB: {error}", file=sys.stderr)
+def handle_line(line, methods):
+    return None
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a tmpfs per submission needs root (grading as root holds the disk)")
+def test_a_submission_that_fills_the_disk_is_held_to_its_quota(graded: Any) -> None:
+    """What a submission writes in its scratch copies, all its cells together, lands on a tmpfs of
+    Limits.disk bytes: the host's disk never sees it, and the mount goes when grading ends."""
+    from grader.grading import sandbox
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    submit(course, "disk-filler", STAGES["02-messages"], release(course, "02-messages", cell(DISK_FILLER)))
+    host = Path(tempfile.gettempdir())
+    free_before = shutil.disk_usage(host).free
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def watch() -> None:  # the host's free space while the submission writes
+        while not stop.wait(0.05):
+            seen.append(shutil.disk_usage(host).free)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        found = grade(course, "02-messages", "disk-filler", slot=1)
+    finally:
+        stop.set()
+        watcher.join()
+    assert "disk per submission held by a tmpfs of 512 MiB" in found.isolation, found.isolation
+    assert sum(c.points for c in found.cells.values() if c.status == "passed") == 0
+    # 40 x 60 MB would be 2.4 GB; the host lost far less than the quota at any moment
+    assert free_before - min(seen or [free_before]) < sandbox.LIMITS.disk, (free_before, min(seen))
+    assert sandbox.disks(os.getpid()) == [], sandbox.disks(os.getpid())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a tmpfs per submission needs root")
+def test_the_scratch_disk_stops_writes_at_its_size_and_is_swept_after_a_kill(tmp_path: Path) -> None:
+    """The quota itself, on a real process run as the sandbox runs it: ENOSPC at Limits.disk; a grading
+    process that died with its disk mounted has it unmounted by the sweep."""
+    from grader.grading import sandbox, sweep
+
+    limits = sandbox.Limits(disk=32 << 20)
+    folder = tmp_path / "mcp-lab-grade-02-999999-x"  # a grading process that no longer runs
+    folder.mkdir()
+    assert sandbox.hold_disk(folder, limits)
+    try:
+        done = subprocess.run(
+            ["dd", "if=/dev/zero", f"of={folder / 'big'}", "bs=1M", "count=64"], capture_output=True, timeout=60
+        )
+        assert done.returncode != 0 and b"No space left" in done.stderr, done.stderr
+        assert (folder / "big").stat().st_size <= 32 << 20
+        assert folder in sandbox.disks(999999)
+        assert sweep.sweep_stale() >= 1
+        assert sandbox.disks(999999) == []
+        assert not folder.exists()
+    finally:
+        if folder in sandbox.disks():
+            sandbox.free_disk(folder)

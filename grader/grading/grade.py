@@ -12,7 +12,9 @@ A cell is ``passed``, ``failed`` (the checks found a broken rule: the text says 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -103,6 +105,12 @@ def _run_cell(work: Work, stage: str, grade_id: str, keys: secret.Keys) -> None:
         run(Cell(stage, grade_id, public.says, lambda w: extra(w, keys.rng(grade_id))), work)
 
 
+DISK_FULL = (
+    f"your code filled the disk grading gives a submission ({sandbox.LIMITS.disk >> 20} MiB, all its cells "
+    "together): write only what the stage asks for, and nothing in a loop without end"
+)
+
+
 def grade_cell(
     submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
 ) -> tuple[CellVerdict, list[flags.Flag]]:
@@ -110,7 +118,13 @@ def grade_cell(
     folder = scratch / grade_id
     if folder.exists():
         shutil.rmtree(folder)
-    submission.write(folder / "work")
+    try:
+        submission.write(folder / "work")
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        shutil.rmtree(folder, ignore_errors=True)
+        return CellVerdict(grade_id, points, "failed", DISK_FULL), []
     channel = refusals.Channel(folder / "guard.pipe")
     runner = sandbox.detect(slot)
     verdict = CellVerdict(grade_id, points, "error", "grading did not start")
@@ -136,7 +150,10 @@ def grade_cell(
             box["status"] = ("failed", failure.text())
         except RecursionError:  # the grader's own code nests nothing this deep: the learner's data did
             box["status"] = ("failed", "your answer or your code's reply nests too deeply to be read (RecursionError)")
-        except Exception:
+        except Exception as error:
+            if isinstance(error, OSError) and error.errno == errno.ENOSPC:  # the learner's code filled the disk
+                box["status"] = ("failed", DISK_FULL)
+                return
             box["status"] = ("error", "grading failed (not a verdict on your code):\n" + traceback.format_exc(limit=8))
 
     thread = threading.Thread(target=run, name=f"grade-{grade_id}", daemon=True)
@@ -152,7 +169,9 @@ def grade_cell(
         verdict.status, verdict.text = box["status"]
     verdict.seconds = round(time.monotonic() - started, 2)
     channel.close()
-    return verdict, flags.refused(channel.lines())
+    refused = flags.refused(channel.lines())
+    shutil.rmtree(folder, ignore_errors=True)  # the cell's copy, off the submission's disk, for the next cell
+    return verdict, refused
 
 
 def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdicts:
@@ -182,30 +201,40 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
         found += flags.scan_notebook(stage, submission.notebook, set(points), release_cells(course, stage_name))
         keys = secret.Keys(secret.load(course), student, stage)
         course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
-        with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-{os.getpid()}-") as tmp:
             scratch = Path(tmp)
             # Private to the grader; without bubblewrap the submission's user must pass through to its copy.
             scratch.chmod(0o711 if isinstance(sandbox.detect(slot), sandbox.Unsandboxed) else 0o700)
-            # The cells are independent (each gets a fresh copy) and spend their time waiting on the
-            # learner's processes: graded side by side, a submission costs about its slowest cell.
-            preload()  # what the cells import lazily, once, before they run side by side
-            broken = answers.malformed(stage, submission.values)
+            held = sandbox.hold_disk(scratch)
+            result.isolation += (
+                f"; disk per submission held by a tmpfs of {sandbox.LIMITS.disk >> 20} MiB"
+                if held
+                else "; no disk quota per submission (it needs root), only a file size limit"
+            )
+            try:
+                # The cells are independent (each gets a fresh copy) and spend their time waiting on the
+                # learner's processes: graded side by side, a submission costs about its slowest cell.
+                preload()  # what the cells import lazily, once, before they run side by side
+                broken = answers.malformed(stage, submission.values)
 
-            def one(grade_id: str, most: float) -> tuple[CellVerdict, list[flags.Flag]]:
-                why = broken.get(grade_id) or broken.get("*")
-                if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
-                    return CellVerdict(grade_id, most, "failed", why), []
-                return grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
+                def one(grade_id: str, most: float) -> tuple[CellVerdict, list[flags.Flag]]:
+                    why = broken.get(grade_id) or broken.get("*")
+                    if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
+                        return CellVerdict(grade_id, most, "failed", why), []
+                    return grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
 
-            with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
-                graded = pool.map(lambda item: one(*item), points.items())
-                for verdict, refused in graded:
-                    result.cells[verdict.grade_id] = verdict
-                    found += refused
-                    if verdict.status == "error":
-                        found.append(
-                            flags.Flag("grading-failed", f"{verdict.grade_id}: {verdict.text.splitlines()[0]}")
-                        )
+                with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
+                    graded = pool.map(lambda item: one(*item), points.items())
+                    for verdict, refused in graded:
+                        result.cells[verdict.grade_id] = verdict
+                        found += refused
+                        if verdict.status == "error":
+                            found.append(
+                                flags.Flag("grading-failed", f"{verdict.grade_id}: {verdict.text.splitlines()[0]}")
+                            )
+            finally:
+                if held:
+                    sandbox.free_disk(scratch)
     found += scrub(result, secret.load(course))
     result.flags = [f.as_dict() for f in dict.fromkeys(found)]
     result.seconds = round(time.monotonic() - started, 2)

@@ -24,7 +24,9 @@ sets). The strongest isolation this machine offers is used:
 
 Limits in both cases: per process (``prlimit``) CPU time, address space, file size, open files;
 per submission, processes (a cgroup's ``pids.max`` where this machine lets grading make cgroups,
-else ``RLIMIT_NPROC`` of the submission's own user) and memory (a cgroup's limit, where there is one).
+else ``RLIMIT_NPROC`` of the submission's own user), memory (a cgroup's limit, where there is one)
+and disk (:func:`hold_disk`: its scratch copies on a tmpfs of :data:`Limits.disk` bytes, where
+grading runs as root; else only the size of one file).
 
     >>> runner = detect(slot=1)
     >>> runner.isolation.split(":")[0] in ("bubblewrap", "none")
@@ -62,6 +64,7 @@ class Limits:
     processes: int = 256  # per submission: its processes and threads, all its cells together
     memory: int = 3 << 30  # bytes of memory per submission, where a cgroup can hold it
     tmp_size: int = 256 << 20  # bytes of the private /tmp (in memory: counted in the cgroup too)
+    disk: int = 512 << 20  # bytes a submission may write in its scratch copies, all its cells together
 
 
 LIMITS = Limits()
@@ -171,6 +174,50 @@ class Cgroup:
 
 _CGROUPS: dict[int, Cgroup] = {}
 
+# -- per-submission disk: a tmpfs under the scratch copies ----------------------------------------
+DISK_SOURCE = "mcp-lab-disk"  # the tmpfs's name in the mount table: how a leftover one is found
+
+
+def hold_disk(folder: Path, limits: Limits = LIMITS) -> bool:
+    """Mount a tmpfs of ``limits.disk`` bytes on ``folder`` (the submission's scratch folder, empty,
+    named with the grading process's pid): what the learner's code writes there, in every cell, is
+    held to that size (then ENOSPC), never the host's disk; its pages count in the submission's
+    memory cgroup. Root on Linux only; False where it cannot be mounted."""
+    mount = shutil.which("mount")
+    if os.geteuid() != 0 or mount is None or sys.platform != "linux":
+        return False
+    mode = f"{folder.stat().st_mode & 0o777:o}"
+    try:
+        done = subprocess.run(
+            [mount, "-t", "tmpfs", "-o", f"size={limits.disk},mode={mode},nosuid,nodev", DISK_SOURCE, str(folder)],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def disks(pid: int | None = None) -> list[Path]:
+    """The mounted scratch disks (of grading process ``pid``, or of any)."""
+    found = []
+    with contextlib.suppress(OSError), open("/proc/self/mounts", encoding="utf-8") as table:
+        for line in table:
+            fields = line.split()
+            if len(fields) > 2 and fields[0] == DISK_SOURCE and fields[2] == "tmpfs":
+                path = Path(fields[1].replace("\\040", " "))
+                if pid is None or f"-{pid}-" in path.name:
+                    found.append(path)
+    return found
+
+
+def free_disk(folder: Path) -> None:
+    """Unmount the scratch disk on ``folder`` (lazily: a process still inside loses it anyway)."""
+    umount = shutil.which("umount")
+    if umount is not None:
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run([umount, "-l", str(folder)], capture_output=True, timeout=10)
+
 
 def cgroup(limits: Limits = LIMITS) -> Cgroup:
     """This grading process's cgroup (one submission's)."""
@@ -190,6 +237,9 @@ def release(pid: int | None = None) -> None:
         found = Cgroup(f"mcp-lab-{pid}", LIMITS)
         found.folders = [f / found.name for f in [*CGROUP_ROOTS.values(), CGROUP_V2] if (f / found.name).is_dir()]
     found.remove()
+    for folder in disks(pid):  # a grading process killed before it unmounted its scratch disk
+        free_disk(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _limits(limits: Limits, processes: int | None) -> list[str]:

@@ -1,4 +1,5 @@
-"""What a grading process leaves, removed: its learners' leftover processes, its cgroups, its runtime copies.
+"""What a grading process leaves, removed: its learners' leftover processes, its cgroups, its runtime copies
+and its scratch disk.
 
 A grading process (one per submission, forked by ``mcp-lab course grade``) removes its own when it
 ends (:mod:`.worker`); after a crash or a kill its parent does (:func:`sweep`); after the grading
@@ -38,6 +39,7 @@ def sweep_stale() -> int:
     for folder in [*sandbox.CGROUP_ROOTS.values(), sandbox.CGROUP_V2]:
         if folder.is_dir():
             pids |= {int(p.name[8:]) for p in folder.glob("mcp-lab-*") if p.name[8:].isdigit()}
+    pids |= {int(m.group(1)) for d in sandbox.disks() if (m := re.search(r"-(\d+)-[^-]*$", d.name))}
     for pid in sorted(pids):
         try:
             os.kill(pid, 0)
