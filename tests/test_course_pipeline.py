@@ -685,7 +685,10 @@ def test_solutions_full_marks_release_zero(course: Path, name: str) -> None:
     full = grade(course, "solutions", stage)
     zero = grade(course, "untouched", stage)
     assert full.max_score == stage.points() > 0
-    assert full.score == full.max_score, f"solutions lost points in {sorted(full.lost())}"
+    if full.score != full.max_score:  # say why: the failed cells' own texts
+        notebook = autograded_notebook(course, "solutions", stage)
+        why = {cell: error_texts(notebook, cell) for cell in sorted(full.lost())}
+        raise AssertionError(f"solutions lost points in {sorted(full.lost())}: {why}")
     assert zero.score == 0, f"the untouched release scored in {sorted(set(zero.cells) - zero.lost())}"
     assert not full.flag_kinds() and not zero.flag_kinds(), (full.flags, zero.flags)
     # A stub that still raises says so in every cell it costs, the capstone's too: never a dead server,
