@@ -52,7 +52,7 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # %% [markdown] id=modern-wire
 # ## 2. The wire a host of MCP 2026-07-28 writes
 #
-# Most host logs in the clinic come from a host of the current revision, MCP 2026-07-28. Its
+# Many host logs in the clinic come from a host of the current revision, MCP 2026-07-28. Its
 # traffic looks different from the handshake you may know, and every difference is a rule a server
 # can break. There is no `initialize`: each request says for itself which revision it speaks.
 #
@@ -66,13 +66,14 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # `io.modelcontextprotocol/clientCapabilities`; `io.modelcontextprotocol/clientInfo` says who the
 # client is. So `"protocolVersion":"2026-07-28"` in a log is the revision of that one request.
 #
-# **Every result says what it is.** The spec (MCP 2026-07-28, Base Protocol > Responses):
+# **Every result says what it is.** The spec (MCP 2026-07-28, Base Protocol > Messages > Responses):
 #
 # > The `result` **MUST** include a `resultType` field to indicate the type of the result.
 #
 # `"complete"` for a finished answer. The lists and `server/discover` also carry caching hints,
 # `ttlMs` and `cacheScope`, and the server names itself in the result's `_meta`. A host's first
-# request is the probe `server/discover`; then it lists the tools and calls them:
+# request is the probe `server/discover` (on stdio a client of both eras **SHOULD** send it first);
+# then it lists the tools and calls them:
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"claude-ai","version":"1.4.2"}}}}
