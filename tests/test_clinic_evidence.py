@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
 from conftest import ROOT
 
 from grader import gallery
@@ -90,3 +91,83 @@ def test_a_slow_start_is_waited_for_and_an_idle_server_is_quiet_soon() -> None:
     started = time.monotonic()
     silent = replay([sys.executable, "-c", "import sys; sys.stdin.read()"], lines)
     assert silent.received == [] and time.monotonic() - started < 5.0  # QUIET (1 s) and the rest, not MOST (6 s)
+
+
+def _variants(family: str) -> list[tuple[int, object]]:
+    """(seed, defect) for each distinct set of parameters the family draws (first 40 seeds)."""
+    import random
+
+    from grader.course.clinic.defects import FAMILIES
+
+    found: dict[str, tuple[int, object]] = {}
+    for seed in range(40):
+        defect = FAMILIES[family](random.Random(seed))
+        found.setdefault(repr(sorted(defect.params.items())), (seed, defect))
+    return list(found.values())
+
+
+def _families() -> list[str]:
+    from grader.course.clinic.defects import FAMILIES
+
+    return list(FAMILIES)
+
+
+@pytest.mark.parametrize("family", _families())
+def test_every_familys_answer_key_reproducer_shows_its_rule(family: str) -> None:
+    """The answer key keeps full marks for any salt only if each family's reproducer, in every variant,
+    makes that family's server break its rule (against the healthy server, replayed as grading does)."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader.grading.clinic_key import reproducer
+
+    def judged(item: tuple[int, object]) -> tuple[object, dict[str, str]]:
+        seed, defect = item
+        lines = reproducer(defect)  # type: ignore[arg-type]
+        command = [sys.executable, "-m", "grader.course.clinic.server", "--family", family, str(seed)]
+        return defect, broken(replay(command, lines), replay(REFERENCE, lines))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for defect, found in pool.map(judged, _variants(family)):
+            assert defect.rule in found, (defect.params, found)  # type: ignore[attr-defined]
+
+
+def test_every_learner_draws_a_case_of_2026_07_28_and_the_draw_is_theirs() -> None:
+    from grader.course.clinic.draw import MODERN, draw, seed
+
+    assert len(MODERN) >= 3
+    for number in range(300):
+        salt, student = f"salt-{number % 5}", f"learner-{number}"
+        cases = draw(salt, student)
+        assert any(c.kind == "live" and c.defect.family in MODERN for c in cases), (salt, student)
+        draw.cache_clear()
+        again = draw(salt, student)
+        assert [(c.kind, c.defect.family, c.defect.params) for c in cases] == [
+            (c.kind, c.defect.family, c.defect.params) for c in again
+        ]
+    assert seed("salt-0", "learner-1") != seed("salt-0", "learner-2")
+
+
+def test_a_2026_07_28_host_log_shows_the_discover_probe_and_the_meta_envelope() -> None:
+    import json
+    import random
+
+    from grader.course.clinic.defects import FAMILIES
+    from grader.course.clinic.hostlog import render
+
+    for family in ("result_type", "cache_hints"):
+        for _, defect in _variants(family):
+            log = render(defect)  # type: ignore[arg-type]
+            assert log.line, (family, defect.params)  # type: ignore[attr-defined]
+            client = [line.split("Message from client: ", 1)[1] for line in log.lines if "from client" in line]
+            sent = [json.loads(line) for line in client]
+            assert sent[0]["method"] == "server/discover"
+            requests = [m for m in sent if "id" in m]
+            versions = {m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] for m in requests}
+            assert versions == {"2026-07-28"}
+            assert not any(m["method"] in ("initialize", "ping") for m in sent)
+            shown = log.lines[log.line - 1]
+            assert "Message from server" in shown, shown
+    # A defect the 2026-07-28 session cannot show (ping is gone) is logged by an older host, in its own era.
+    legacy = render(FAMILIES["ping_body"](random.Random(1)))
+    assert '"protocolVersion":"2025-11-25"' in legacy.text() and "server/discover" not in legacy.text()

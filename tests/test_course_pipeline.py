@@ -556,6 +556,7 @@ CLINIC_BUGS: list[tuple[str, str, str, set[str]]] = [
     ("08-clinic-diagnosis", "one case misdiagnosed", "case-03", {"test_case_03"}),
     ("08-clinic-diagnosis", "one reproducer that shows nothing", "case-05", {"test_case_05"}),
     ("09-clinic-repair", "one server left broken", "repair_2.py", {"test_repair_2"}),
+    ("09-clinic-repair", "the 2026-07-28 server left broken", "repair_5.py", {"test_repair_5"}),
 ]
 
 # A server that reads every line and never answers a request: its process tests fail, in bounded time.

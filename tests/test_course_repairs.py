@@ -4,10 +4,11 @@ Every verdict is a graded cell run as grading runs it (public checks, then the h
 drawn ``rng``) against a ``Work`` on a temporary folder that holds only the repaired files. The
 variants are what learners hand in: the instructor's repairs, partial repairs (a flush on one of
 two paths, a lock around one of two writers, ids converted back with ``int()``, a redirect that
-misses descriptor 1, ``daemon=True`` under a ``join()``), repairs that delegate to the course's
-server or wrap everything in ``try/except``, and valid alternatives (a log notification, another
-lock placement, a join with a timeout, ...). The verdicts are computed side by side in threads
-(most of their time is spent waiting on servers), then each test reads its own.
+misses descriptor 1, a 2026-07-28 request's _meta still trusted from an earlier request on one
+path), repairs that delegate to the course's server or wrap everything in ``try/except``, and
+valid alternatives (a log notification, another lock placement, the per-connection cache cleared
+for each request, ...). The verdicts are computed side by side in threads (most of their time is
+spent waiting on servers), then each test reads its own.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ FINISH = (
     "            self.reply(key, error=exc)\n"
 )
 MAIN_4 = "def main():\n    methods = make_server()\n    out = sys.stdout.buffer\n"
-DAEMON = ('name="heartbeat")\n', 'name="heartbeat", daemon=True)\n')
+CACHED = "        if self.client is not None:\n"
+HEALTHY_BEAT = "    while not stopping.wait(HEARTBEAT_SECONDS):\n"
 # What tally prints becomes a log message once the session is initialized (stderr before that);
 # descriptor 1 goes to stderr; the logging capability is declared and logging/setLevel served.
 LOG_LINES = """class LogLines:
@@ -106,7 +108,13 @@ def main():
 def variants() -> dict[str, Variant]:
     h, o = healthy_source, handed_out
     found = {f"healthy-{n}": Variant(n, h(n), True) for n in range(1, 6)}
-    firsts = {1: "stdout-json-lines", 2: "stdout-flush", 3: "id-echo", 4: "stdout-json-lines", 5: "exit-on-eof"}
+    firsts = {
+        1: "stdout-json-lines",
+        2: "stdout-flush",
+        3: "id-echo",
+        4: "stdout-json-lines",
+        5: "modern-envelope-errors",
+    }
     for n, check in firsts.items():
         found[f"handed-out-{n}"] = Variant(n, o(n), False, "clinic-repair")
         found[f"begun-{n}"] = Variant(n, edit(o(n), TOUCHED), False, check)
@@ -314,24 +322,54 @@ def variants() -> dict[str, Variant]:
                 ),
                 True,
             ),
-            # 5: raw descriptors, a heartbeat joined at shutdown while it sleeps
-            "5-daemon-under-a-join": Variant(5, edit(o(5), DAEMON), False, "exit-on-eof"),
-            "5-join-with-a-timeout-only": Variant(
-                5, edit(o(5), ("    beat.join()\n", "    beat.join(timeout=1)\n")), False, "exit-on-eof"
+            # 5: a 2026-07-28 server that reads _meta once per connection
+            "5-cache-kept-when-meta-is-there": Variant(
+                5,
+                edit(o(5), (CACHED, '        if self.client is not None and isinstance(params.get("_meta"), dict):\n')),
+                False,
+                "modern-envelope-errors",
             ),
-            "5-try-except-around-the-join": Variant(
+            "5-cache-kept-for-the-same-version": Variant(
                 5,
                 edit(
                     o(5),
-                    ("    beat.join()\n", "    try:\n        beat.join()\n    except BaseException:\n        pass\n"),
+                    (
+                        CACHED,
+                        "        if self.client is not None and (params.get('_meta') or {})"
+                        ".get(VERSION_KEY) == REVISION:\n",
+                    ),
+                ),
+                False,
+                "modern-envelope-errors",
+            ),
+            # The checker's envelope probes are tools/list and server/discover: only the replay sees this one.
+            "5-cache-kept-for-tool-calls": Variant(
+                5,
+                edit(o(5), (CACHED, '        if self.client is not None and "name" in params:\n')),
+                False,
+                "modern-envelope-errors",
+            ),
+            "5-cache-cleared-for-each-request": Variant(
+                5, edit(o(5), ("        served += 1\n", "        served += 1\n        shop.client = None\n")), True
+            ),
+            "5-cache-never-filled": Variant(5, edit(o(5), ("        self.client = meta\n", "")), True),
+            "5-heartbeat-joined-while-it-sleeps": Variant(
+                5,
+                edit(
+                    o(5),
+                    (HEALTHY_BEAT, "    while not stopping.is_set():\n        time.sleep(HEARTBEAT_SECONDS)\n"),
+                    ("import threading\n", "import threading\nimport time\n"),
+                    ('name="heartbeat", daemon=True)\n', 'name="heartbeat")\n'),
+                    (
+                        "    stopping.set()  # end of input: the heartbeat stops, and the process exits\n",
+                        "    stopping.set()\n    beat.join()\n",
+                    ),
+                    (CACHED + "            return self.client  # checked on this connection's first request\n", ""),
+                    ("        self.client = meta\n", ""),
                 ),
                 False,
                 "exit-on-eof",
             ),
-            "5-daemon-and-a-join-with-a-timeout": Variant(
-                5, edit(o(5), DAEMON, ("    beat.join()\n", "    beat.join(timeout=0.5)\n")), True
-            ),
-            "5-daemon-and-no-join": Variant(5, edit(o(5), DAEMON, ("    stopping.set()\n    beat.join()\n", "")), True),
         }
     )
     return found

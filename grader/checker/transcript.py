@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference.child import Line
+from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, PROTOCOL_VERSION, SUPPORTED, is_modern
 
+from .modern_checks import cacheable_problems, result_type_problem, unsupported_problems
 from .signatures import kind_of
 from .stdout_rules import envelope_problem, line_problems
 from .structured_output import result_problems
@@ -310,6 +312,98 @@ def _text_json(result: dict[str, Any]) -> Any:
         return None
 
 
+# -- MCP 2026-07-28: requests that carry _meta (the modern era) ---------------------------------------
+def _modern(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The _meta of a request of the 2026-07-28 era, or ``None``."""
+    params = request.get("params")
+    return params["_meta"] if is_modern(params) else None
+
+
+def _modern_result_type(case: Session, ref: Session) -> str:
+    requests = _requests(case)
+    for key, reply in _by_id(case).items():
+        request = requests.get(key, {})
+        if _modern(request) is not None and "result" in reply:
+            problem = result_type_problem(reply["result"])
+            if problem:
+                return f"the result of {request.get('method')} {key} (a 2026-07-28 request): {problem}"
+    return ""
+
+
+def _modern_cacheable(case: Session, ref: Session) -> str:
+    requests = _requests(case)
+    for key, reply in _by_id(case).items():
+        request = requests.get(key, {})
+        method = request.get("method")
+        if _modern(request) is not None and method in CACHEABLE and "result" in reply:
+            problems = cacheable_problems(str(method), reply["result"])
+            if problems:
+                return f"the result of {method} {key}: {problems[0]}"
+    return ""
+
+
+def _refused_by_ref(case: Session, ref: Session, code: int) -> list[tuple[str, dict[str, Any], Any]]:
+    """(id, request, the case's reply or None) of each 2026-07-28 request the reference refused with ``code``."""
+    requests, mine = _requests(case), _by_id(case)
+    found = []
+    for key, theirs in _by_id(ref).items():
+        request = requests.get(key)
+        error = theirs.get("error")
+        refused = isinstance(error, dict) and error.get("code") == code
+        if request is not None and _modern(request) is not None and refused:
+            found.append((key, request, mine.get(key)))
+    return found
+
+
+def _what(reply: Any) -> str:
+    if reply is None:
+        return "no reply"
+    error = reply.get("error")
+    return f"error {error.get('code')}" if isinstance(error, dict) else "a result (it was served)"
+
+
+def _modern_envelope_errors(case: Session, ref: Session) -> str:
+    for key, request, reply in _refused_by_ref(case, ref, -32602):
+        meta = _modern(request) or {}
+        version, capabilities = meta.get(PROTOCOL_VERSION), meta.get(CLIENT_CAPABILITIES)
+        malformed = not isinstance(version, str) or not isinstance(capabilities, dict)
+        error = reply.get("error") if isinstance(reply, dict) else None
+        if malformed and reply is not None and not (isinstance(error, dict) and error.get("code") == -32602):
+            lacks = PROTOCOL_VERSION if not isinstance(version, str) else CLIENT_CAPABILITIES
+            return f'request {key}: its _meta lacks a valid "{lacks}", and it got {_what(reply)}, not -32602'
+    return ""
+
+
+def _modern_unsupported_version(case: Session, ref: Session) -> str:
+    for key, request, reply in _refused_by_ref(case, ref, -32022):
+        version = (_modern(request) or {}).get(PROTOCOL_VERSION)
+        if reply is None or version in SUPPORTED:
+            continue
+        problems = unsupported_problems(reply.get("error"), version if isinstance(version, str) else "")
+        if problems:
+            return f"request {key} asked for version {json.dumps(version)}: {problems[0]}"
+    return ""
+
+
+def _era_mixing(case: Session, ref: Session) -> str:
+    """A request of the other era on a connection (an initialize after a 2026-07-28 request, a
+    2026-07-28 request after an initialize) that the reference answered and the case ignored."""
+    answered, ref_answered = _by_id(case), _by_id(ref)
+    era = ""
+    for message in case.messages():
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            continue
+        modern = is_modern(message.get("params"))
+        legacy = message["method"] == "initialize" and not modern
+        other = (era == "legacy" and modern) or (era == "modern" and legacy)
+        key = _key(message.get("id"))
+        if other and "id" in message and key in ref_answered and key not in answered and not case.died:
+            what = "a 2026-07-28 request" if modern else "an initialize"
+            return f"{what} (id {key}) on a connection of the other era got no reply at all"
+        era = era or ("modern" if modern else "legacy" if legacy else "")
+    return ""
+
+
 JUDGES = {
     "stdout-json-lines": _stdout_json_lines,
     "stdout-silent-at-start": _stdout_silent_at_start,
@@ -326,6 +420,11 @@ JUDGES = {
     "tools-call-result": _tools_call_result,
     "structured-output": _structured_output,
     "shop-contract": _shop_contract,
+    "modern-result-type": _modern_result_type,
+    "modern-cacheable": _modern_cacheable,
+    "modern-envelope-errors": _modern_envelope_errors,
+    "modern-unsupported-version": _modern_unsupported_version,
+    "era-mixing": _era_mixing,
 }
 
 

@@ -28,6 +28,19 @@ def _ping(id: Any) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": id, "method": "ping"})
 
 
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "repro", "version": "1"},
+}
+
+
+def _modern(method: str, id: Any = 1, meta: dict[str, Any] | None = None, **params: Any) -> str:
+    """A 2026-07-28 request: its _meta (``MODERN_META`` unless ``meta`` is given) in params."""
+    body = {**params, "_meta": MODERN_META if meta is None else meta}
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": body})
+
+
 def _tool_arguments(tool: str) -> dict[str, Any]:
     return {"get_order": {"order_id": 7}, "search_products": {"query": "mug"}}.get(tool, {})
 
@@ -87,6 +100,26 @@ def reproducer(defect: Defect) -> list[str | bytes]:
         return [_call("list_orders", {"offset": 5000})]
     if family == "page_skip":
         return [_call("list_orders", {"offset": 600, "limit": 3})]
+    if family == "result_type":
+        if p["variant"] == "calls":
+            return [_modern("tools/call", name="count_orders", arguments={})]
+        return [_modern("server/discover")]
+    if family == "cache_hints":
+        return [_modern(p["method"])]
+    if family in ("version_refusal", "version_newer"):
+        version = "2099-01-01" if family == "version_newer" else "1999-01-01"
+        return [_modern("tools/list", meta={**MODERN_META, "io.modelcontextprotocol/protocolVersion": version})]
+    if family in ("meta_unchecked", "call_meta_unchecked"):
+        meta = {k: v for k, v in MODERN_META.items() if k != p["missing"]}
+        if family == "call_meta_unchecked":
+            return [_modern("tools/call", meta=meta, name="count_orders", arguments={})]
+        return [_modern("tools/list", meta=meta)]
+    if family == "era_mixed":
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}
+        initialize = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": params})
+        if p["variant"] == "modern_after_initialize":
+            return [json.dumps({**json.loads(initialize), "id": 1}), _modern("tools/list", id=2)]
+        return [_modern("tools/list", id=1), initialize]
     raise ValueError(f"no reproducer for the family {family}")
 
 

@@ -49,8 +49,64 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # `Message from client: ...`, `Message from server: ...`, and when a stdout line is not JSON, the
 # parser's complaint (`Unexpected token 'S', "Server rea"... is not valid JSON`).
 
+# %% [markdown] id=modern-wire
+# ## 2. The wire a host of MCP 2026-07-28 writes
+#
+# Many host logs in the clinic come from a host of the current revision, MCP 2026-07-28. Its
+# traffic looks different from the handshake you may know, and every difference is a rule a server
+# can break. There is no `initialize`: each request says for itself which revision it speaks.
+#
+# **The `_meta` envelope.** Every request carries its revision and the client's capabilities in
+# `params._meta`. The spec (MCP 2026-07-28, Base Protocol > General fields > `_meta`):
+#
+# > A request missing any required field is malformed; the server **MUST** reject it with
+# > JSON-RPC error code `-32602` (Invalid params).
+#
+# The required fields are `io.modelcontextprotocol/protocolVersion` and
+# `io.modelcontextprotocol/clientCapabilities`; `io.modelcontextprotocol/clientInfo` says who the
+# client is. So `"protocolVersion":"2026-07-28"` in a log is the revision of that one request.
+#
+# **Every result says what it is.** The spec (MCP 2026-07-28, Base Protocol > Messages > Responses):
+#
+# > The `result` **MUST** include a `resultType` field to indicate the type of the result.
+#
+# `"complete"` for a finished answer. The lists and `server/discover` also carry caching hints,
+# `ttlMs` and `cacheScope`, and the server names itself in the result's `_meta`. A host's first
+# request is the probe `server/discover` (on stdio a client of both eras **SHOULD** send it first);
+# then it lists the tools and calls them:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"claude-ai","version":"1.4.2"}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[...],"ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-wire-lab-shop","title":"MCP Wire Lab shop","version":"0.1.0"}}}}
+# ```
+#
+# **A revision the server does not speak.** The spec (MCP 2026-07-28, Versioning): if the server
+# does not implement the requested version, "it **MUST** respond with an
+# `UnsupportedProtocolVersionError` listing the versions it does support". That is `-32022`, and
+# `data.supported` is the list the client picks from; a request that lacks its version is
+# `-32602`:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: params._meta lacks \"io.modelcontextprotocol/protocolVersion\" (required on every 2026-07-28 request)"}}
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version: 2027-01-01 (...)","data":{"supported":["2026-07-28"],"requested":"2027-01-01"}}}
+# ```
+#
+# **One era per connection.** A request of the other era on a connection (an `initialize` after a
+# request with `_meta`, or the reverse) must still get an answer, an error that says why, never
+# silence: a request **MUST** get a response (JSON-RPC 2.0, section 4.1).
+#
+# The check ids of these rules start with `modern-` (and `era-mixing`); the catalogue below lists
+# them with the others. In your cases, the lines you send may carry `_meta` like the ones above.
+#
+# **Before 2026-07-28.** An older host (2025-11-25) opens with `initialize`, then
+# `notifications/initialized`, and sends plain requests without `_meta`; its results carry no
+# `resultType`. Some of your logs are such a host's: a defect that only that session shows (a
+# `ping`, say, which 2026-07-28 removed) is logged there.
+
 # %% [markdown] id=example
-# ## 2. A worked example
+# ## 3. A worked example
 #
 # Not one of your cases: a gallery server whose report reads *"Works with most hosts; with the
 # official Python SDK 1.x client the very first request times out."* The checker's report:
@@ -59,9 +115,9 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 clinic.report(lab.exhibit("id_not_echoed"))
 
 # %% [markdown] id=example-frames
-# `id-echo` fails. The rule (MCP 2025-11-25, Base Protocol):
+# `id-echo` fails. The rule (MCP 2026-07-28, Base Protocol):
 #
-# > Responses **MUST** include the same ID as the request they correspond to.
+# > Result responses **MUST** include the same ID as the request they correspond to.
 #
 # The SDK 1.x client numbers its requests from 0. So the smallest input to try is one ping with
 # id 0, and beside it one with id 7 to see the difference. Watch them:
@@ -90,7 +146,7 @@ lab.watch(
 clinic.catalogue()
 
 # %% [markdown] id=cases
-# ## 3. Your cases
+# ## 4. Your cases
 #
 # Each line: the case, what you get (a live server, or a host's log) and the bug report.
 
@@ -132,6 +188,9 @@ clinic.show_log(first_log)
 # diagnosis = {
 #     "case-01": {"rule": "stdout-flush", "reproduce": ['{"jsonrpc":"2.0","id":1,"method":"ping"}']},
 #     "case-02": {"rule": "notification-silence", "line": 9},
+#     "case-03": {"rule": "modern-cacheable", "reproduce": [
+#         '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+#     ]},
 #     ...
 # }
 # ```
@@ -206,3 +265,5 @@ lab.check("test_case_10")
 # 3. Why is one line that shows a defect better evidence than the checker's whole report?
 # 4. In a host's log, a `Message from server` line carries `"id":null` right after a client's
 #    `notifications/initialized`. Which rule, and why does a strict host disconnect?
+# 5. A host asks with `"io.modelcontextprotocol/protocolVersion":"2027-01-01"` and gets `-32022`
+#    without `data.supported`. What can the host not do next, and which rule is broken?

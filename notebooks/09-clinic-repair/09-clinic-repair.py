@@ -7,7 +7,8 @@ Stage 09 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # notebook is a whole MCP shop server, written by someone else in a style of their own: a thread
 # per request, asyncio, a dispatcher class, a server leaning on a library, framing done by hand.
 # Each has one defect. You find it from the symptom and the wire, make the smallest repair, and
-# prove it with the checker.
+# prove it with the checker. Four speak MCP 2025-11-25 (the handshake era, still everywhere);
+# `repair_5.py` speaks the current revision, MCP 2026-07-28.
 #
 # Open the files in JupyterLab's file browser (double-click), edit, save (Ctrl+S). Each has a
 # pristine copy, `repair_N.py.orig`, to compare against.
@@ -165,26 +166,44 @@ clinic.report(lab.program("repair_4"))
 #
 # Either repair is accepted, as long as stdout carries protocol messages only.
 
-# %% [markdown] id=exit
-# ## 7. The end of a session
+# %% [markdown] id=modern
+# ## 7. A server of MCP 2026-07-28: every request stands alone
 #
-# `repair_5.py`'s symptom: every host says the server "did not exit" and kills it. The checker
-# only warns (`exit-on-eof` is a SHOULD). The spec's shutdown for stdio (MCP 2025-11-25,
-# Lifecycle):
+# `repair_5.py` speaks the current revision only. There is no `initialize`: each request carries
+# its revision and the client's capabilities in `params._meta`, and the server reads them from
+# that request. The spec (MCP 2026-07-28, Base Protocol > General fields > `_meta`):
 #
-# > 1. First, closing the input stream to the child process (the server)
-# > 2. Waiting for the server to exit, or sending `SIGTERM` if the server does not exit within a
-# >    reasonable time
+# > A request missing any required field is malformed; the server **MUST** reject it with
+# > JSON-RPC error code `-32602` (Invalid params).
 #
-# Close its stdin and wait two seconds:
+# And on where the server may look (MCP 2026-07-28, Base Protocol):
+#
+# > Servers **MUST NOT** rely on prior requests over the same connection to establish context
+# > (e.g., capabilities, protocol version, client identity).
+#
+# Its symptom: a client that dropped `_meta` after its first request worked with this server, and
+# failed with every other one. The checker names the rule. Then a targeted session: one good
+# request, then the same request without its `_meta`:
 
-# %% id=exit-watch
-lab.watch(lab.program("repair_5"), [lab.initialize(id=1)], wait=2)
+# %% id=modern-report
+clinic.report(lab.program("repair_5"))
 
-# %% [markdown] id=exit-why
-# `(exit status none yet)`: the loop ended, and something still runs. A Python process exits only
-# when its last non-daemon thread has ended. Find what runs beside the loop, what it waits for,
-# and what the main thread waits for at the end.
+# %% id=modern-watch
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+lab.watch(
+    lab.program("repair_5"),
+    [lab.request("tools/list", id=1, params={"_meta": META}), lab.request("tools/list", id=2, params={})],
+)
+
+# %% [markdown] id=modern-why
+# Request 2 gets a result, where the healthy server answers `-32602`. Swap the two lines and
+# request 2, now the first, is refused: what the server says depends on what came before. Find
+# where it remembers the first request, and make every request be judged by its own `_meta`
+# (the missing fields, and a revision it does not speak: `-32022` with `data.supported`).
+#
+# **Before 2026-07-28.** A client negotiated its revision once, with `initialize`, and a server
+# kept it for the whole connection: remembering was right then. A server of 2025-11-25 (the other
+# four files) still does.
 
 # %% [markdown] id=task
 # ## Your turn: five repairs
@@ -198,7 +217,8 @@ lab.watch(lab.program("repair_5"), [lab.initialize(id=1)], wait=2)
 #   (`reference.shop`, `reference.database`, `reference.errors`) stay allowed, as handed out;
 # - `mcp-lab check` must report no failure (warnings are fine);
 # - then a session aimed at the defect's own path: many calls at once, each error alone, ids of
-#   every type, stdout at start and at exit, the exit itself. It reads replies the way stage 06
+#   every type, stdout at start and at exit, 2026-07-28 requests each with its own `_meta`, the
+#   exit itself. It reads replies the way stage 06
 #   taught a client to: matched by id, in any order, with your server's notifications (a log
 #   message, say) let through.
 #
@@ -240,7 +260,7 @@ lab.check("test_repair_3")
 lab.check("test_repair_4")
 
 # %% test id=test_repair_5 points=2
-# repair_5.py: mcp-lab check, then the exit after three sessions (no input, a call, a bad line).
+# repair_5.py: mcp-lab check, then 2026-07-28 requests alone, each judged by its own _meta; then the exit.
 lab.check("test_repair_5")
 
 # %% [markdown] id=end
@@ -265,3 +285,5 @@ lab.check("test_repair_5")
 #    the wrong repair?
 # 4. A library you cannot change writes to stdout with `print()` and with `os.write(1, ...)`. Which
 #    repair stops both, and why does `contextlib.redirect_stdout` stop only one?
+# 5. A 2026-07-28 server keeps the `_meta` of a connection's first request "to save work". Name a
+#    request it then serves that it must refuse, and the error that request should get.

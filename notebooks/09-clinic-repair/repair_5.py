@@ -1,6 +1,7 @@
-"""Every host says the server "did not exit" and kills it on disconnect; while connected, it works perfectly.
+"""A client that dropped _meta after its first request worked with this server, and failed with every other one.
 
-A shop server that does its own framing on the raw file descriptors: os.read() chunks split into
+A shop server of MCP 2026-07-28 only (no initialize handshake: each request carries its revision in
+params._meta) that does its own framing on the raw file descriptors: os.read() chunks split into
 lines by hand, os.write() until every byte is out (no buffer, so nothing to flush). A heartbeat
 thread tells stderr now and then how many requests were served, so that an operator sees it live.
 
@@ -11,14 +12,19 @@ import json
 import os
 import sys
 import threading
-import time
 
 from reference.database import ensure_default, open_readonly
 from reference.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError
+from reference.errors import UNSUPPORTED_VERSION
 from reference.shop import shop_toolbox
 
 STDIN, STDOUT = 0, 1
-REVISIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+REVISION = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO = {"name": "clinic-raw", "version": "0.4.0"}
+GONE = {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}  # 2026-07-28 removed them
+CACHEABLE = {"server/discover", "tools/list"}
 HEARTBEAT_SECONDS = 30.0
 served = 0
 
@@ -42,37 +48,54 @@ def write_message(fd, message):
 
 
 def heartbeat(stopping):
-    while not stopping.is_set():
-        time.sleep(HEARTBEAT_SECONDS)
+    while not stopping.wait(HEARTBEAT_SECONDS):
         print(f"[heartbeat] alive, {served} requests served", file=sys.stderr, flush=True)
 
 
 class Shop:
     def __init__(self):
         self.toolbox = shop_toolbox(open_readonly(ensure_default()))
-        self.revision = REVISIONS[0]
+        self.client = None  # the client's _meta: one client per connection, so read once
 
-    def initialize(self, params):
-        asked = params.get("protocolVersion")
-        self.revision = asked if asked in REVISIONS else REVISIONS[0]
-        return {
-            "protocolVersion": self.revision,
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "clinic-raw", "version": "0.3.0"},
-        }
+    def client_meta(self, params):
+        """The request's _meta, checked: the revision and the capabilities are required."""
+        if self.client is not None:
+            return self.client  # checked on this connection's first request
+        meta = params.get("_meta")
+        if not isinstance(meta, dict):
+            raise RpcError(INVALID_PARAMS, f"a {REVISION} request needs params._meta")
+        if not isinstance(meta.get(VERSION_KEY), str):
+            raise RpcError(INVALID_PARAMS, f'params._meta needs "{VERSION_KEY}" (a string)')
+        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
+            raise RpcError(INVALID_PARAMS, f'params._meta needs "{CAPABILITIES_KEY}" (an object)')
+        if meta[VERSION_KEY] != REVISION:
+            asked = meta[VERSION_KEY]
+            raise RpcError(UNSUPPORTED_VERSION, asked[:40], {"supported": [REVISION], "requested": asked})
+        self.client = meta
+        return meta
 
     def run(self, method, params):
         if not isinstance(params, dict):
             raise RpcError(INVALID_PARAMS, "params must be an object")
-        if method == "initialize":
-            return self.initialize(params)
-        if method == "ping":
-            return {}
-        if method == "tools/list":
-            return self.toolbox.list(params, self.revision >= "2025-06-18")
-        if method == "tools/call":
-            return self.toolbox.call(params, self.revision >= "2025-11-25", self.revision >= "2025-06-18")
-        raise RpcError(METHOD_NOT_FOUND, method)
+        if method == "initialize":  # a client of 2025-11-25 or before: tell it the revision spoken here
+            asked = params.get("protocolVersion")
+            data = {"supported": [REVISION], "requested": asked if isinstance(asked, str) else ""}
+            raise RpcError(UNSUPPORTED_VERSION, f"this server speaks {REVISION} only: no initialize", data)
+        self.client_meta(params)
+        if method == "server/discover":
+            result = {"supportedVersions": [REVISION], "capabilities": {"tools": {"listChanged": False}}}
+        elif method == "tools/list":
+            result = self.toolbox.list(params, True)
+        elif method == "tools/call":
+            result = self.toolbox.call(params, True, True)
+        elif method in GONE:
+            raise RpcError(METHOD_NOT_FOUND, f"{method} does not exist in {REVISION}")
+        else:
+            raise RpcError(METHOD_NOT_FOUND, method)
+        result = {"resultType": "complete", **result, "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}
+        if method in CACHEABLE:
+            result.update(ttlMs=300000, cacheScope="public")
+        return result
 
 
 def reply_to(shop, line):
@@ -99,7 +122,7 @@ def reply_to(shop, line):
 
 def main():
     stopping = threading.Event()
-    beat = threading.Thread(target=heartbeat, args=(stopping,), name="heartbeat")
+    beat = threading.Thread(target=heartbeat, args=(stopping,), name="heartbeat", daemon=True)
     beat.start()
     shop = Shop()
     for line in read_lines(STDIN):
@@ -107,9 +130,7 @@ def main():
             reply = reply_to(shop, line)
             if reply is not None:
                 write_message(STDOUT, reply)
-    # End of input: a clean shutdown stops the heartbeat and waits for it.
-    stopping.set()
-    beat.join()
+    stopping.set()  # end of input: the heartbeat stops, and the process exits
     return 0
 
 

@@ -21,7 +21,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from grader.checker.catalogue import CHECKS
+from grader.checker.catalogue import CHECKS, MODERN_CHECKS
 from grader.checker.transcript import Session, broken
 
 from ..clinic import Case, draw_for
@@ -73,11 +73,12 @@ def answer(work: Work, case: Case) -> dict[str, Any]:
     if not isinstance(entry, dict):
         raise Failure("clinic", f"diagnosis has no answer for {case.name}", hint=f'add "{case.name}": {example}')
     rule = entry.get("rule")
-    if rule not in CHECKS:
+    if rule not in CHECKS and rule not in MODERN_CHECKS:
         raise Failure(
             "clinic",
             f"{case.name}: {show(rule)} is not a check id",
-            hint="name the rule with an id from mcp-lab check's list, e.g. 'stdout-flush' or 'id-echo'",
+            hint="name the rule with an id from mcp-lab check's list (clinic.catalogue() prints it), e.g. "
+            "'stdout-flush', 'id-echo' or 'modern-result-type'",
         )
     if case.kind == "live":
         lines = entry.get("reproduce")

@@ -422,17 +422,82 @@ def replay_stdout_clean(argv: Sequence[str], calls: list[tuple[str, dict[str, An
             )
 
 
-def replay_exit(argv: Sequence[str], sessions: list[list[Any]]) -> None:
-    """Server 5: after each session, stdin closes and the server must exit by itself, status 0, in 2 s."""
-    for frames in sessions:
-        with Server(argv) as server:
-            for frame in frames:
-                if isinstance(frame, dict) and "id" in frame:
-                    check = {"initialize": "initialize-result", "tools/call": "tools-call-result"}.get(frame["method"])
-                    server.expect(frame, {"jsonrpc": "2.0", "id": frame["id"]}, check or "ping")
-                else:
-                    server.send(frame if isinstance(frame, dict) else frame + b"\n")
-            server.expect_exit()
+MODERN = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+
+
+def modern_meta(version: Any = MODERN, capabilities: Any = None, drop: str = "") -> dict[str, Any]:
+    """A request's 2026-07-28 ``_meta`` (``drop``: a key left out)."""
+    meta = {
+        VERSION_KEY: version,
+        CAPABILITIES_KEY: {} if capabilities is None else capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-lab-grader", "version": "1.0"},
+    }
+    return {k: v for k, v in meta.items() if k != drop}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One 2026-07-28 request, sent alone: a complete result, or the error ``code`` (``-32022`` names the versions)."""
+
+    message: dict[str, Any]
+    code: int | None
+    check: str
+
+
+def modern_step(id: Any, method: str, params: dict[str, Any], meta: dict[str, Any] | None) -> dict[str, Any]:
+    body = dict(params) if meta is None else {**params, "_meta": meta}
+    return request(method, id=id, params=body)
+
+
+def replay_each_request(argv: Sequence[str], steps: list[Step]) -> None:
+    """Server 5: every 2026-07-28 request is judged by its own _meta, whatever came before on the
+    connection (MCP 2026-07-28 is stateless); then stdin closes and the server exits by itself."""
+    with Server(argv) as server:
+        for step in steps:
+            server.send(step.message)
+            reply = server.next_line(step.message, step.check)
+            if not isinstance(reply, dict) or not same_id(reply.get("id"), step.message["id"]):
+                raise Failure(
+                    "id-echo",
+                    "expected the reply to the request just sent",
+                    sent=show(step.message),
+                    received=show(reply),
+                )
+            error, result = reply.get("error"), reply.get("result")
+            meta = step.message.get("params", {}).get("_meta")
+            if step.code is None:
+                if not isinstance(result, dict) or result.get("resultType") != "complete":
+                    raise Failure(
+                        step.check,
+                        "a well-formed 2026-07-28 request must get a complete result",
+                        sent=show(step.message),
+                        received=show(reply),
+                        expected='a result with "resultType": "complete"',
+                    )
+                continue
+            got = error.get("code") if isinstance(error, dict) else None
+            if got != step.code:
+                why = "served" if error is None else f"answered error {got}"
+                raise Failure(
+                    step.check,
+                    f"a request whose own _meta is {show(meta)[:160]} was {why}, not refused with {step.code}: "
+                    "a 2026-07-28 server reads every request's _meta, never an earlier request's",
+                    sent=show(step.message),
+                    received=show(reply),
+                    expected=f"error {step.code}",
+                )
+            data = error.get("data") if isinstance(error, dict) else None
+            supported = data.get("supported") if isinstance(data, dict) else None
+            if step.code == -32022 and not (isinstance(supported, list) and MODERN in supported):
+                raise Failure(
+                    step.check,
+                    "-32022 must list the versions served in data.supported",
+                    sent=show(step.message),
+                    received=show(reply),
+                )
+        server.expect_exit()
 
 
 # -- the public values -------------------------------------------------------------------------------
@@ -469,10 +534,17 @@ PUBLIC_CALLS = [
 ]
 
 
-def public_sessions() -> list[list[Any]]:
-    init = initialize(id=1)
-    call = request("tools/call", id=3, params={"name": "count_orders", "arguments": {}})
-    return [[], [init, notification("notifications/initialized"), call], [init, b"this is not json"]]
+def public_steps() -> list[Step]:
+    call = {"name": "count_orders", "arguments": {"status": "paid"}}
+    return [
+        Step(modern_step(1, "server/discover", {}, modern_meta()), None, "discover-result"),
+        Step(modern_step(2, "tools/list", {}, modern_meta(drop=VERSION_KEY)), -32602, "modern-envelope-errors"),
+        Step(modern_step(3, "tools/call", call, modern_meta(drop=CAPABILITIES_KEY)), -32602, "modern-envelope-errors"),
+        Step(modern_step(4, "tools/call", call, modern_meta()), None, "tools-call-result"),
+        Step(modern_step(5, "tools/call", call, None), -32602, "modern-envelope-errors"),
+        Step(modern_step(6, "tools/list", {}, modern_meta("2027-01-01")), -32022, "modern-unsupported-version"),
+        Step(modern_step(7, "tools/list", {}, modern_meta()), None, "tools-list"),
+    ]
 
 
 # What each cell checks, in one line.
@@ -481,7 +553,7 @@ SAYS = {
     2: "repair_2.py: mcp-lab check, then each kind of reply and error to a line sent alone",
     3: 'repair_3.py: mcp-lab check, tool calls with ids 1, "17", 0, "call-x", -4, 2**40, "0"; cancelling a call',
     4: "repair_4.py: mcp-lab check, then stdout at start, during four tool calls and at exit",
-    5: "repair_5.py: mcp-lab check, then the exit after three sessions (no input, a call, a bad line)",
+    5: "repair_5.py: mcp-lab check, then 2026-07-28 requests alone, each judged by its own _meta; then the exit",
 }
 
 
@@ -496,7 +568,7 @@ def replay(number: int, argv: Sequence[str], values: Any) -> None:
     elif number == 4:
         replay_stdout_clean(argv, values, quiet=0.5)
     else:
-        replay_exit(argv, values)
+        replay_each_request(argv, values)
 
 
 PUBLIC_VALUES = {
@@ -504,7 +576,7 @@ PUBLIC_VALUES = {
     2: public_alone,
     3: lambda: (PUBLIC_IDS, PUBLIC_BURST_IDS),
     4: lambda: PUBLIC_CALLS,
-    5: public_sessions,
+    5: public_steps,
 }
 
 

@@ -144,10 +144,10 @@ def report(argv: list[str]) -> None:
 
 
 def catalogue() -> None:
-    """Print every check id with what must hold."""
-    from grader.checker.catalogue import CHECKS
+    """Print every check id with what must hold: the rules of both eras, then those of MCP 2026-07-28 alone."""
+    from grader.checker.catalogue import CHECKS, MODERN_CHECKS
 
-    for check in CHECKS.values():
+    for check in [*CHECKS.values(), *MODERN_CHECKS.values()]:
         print(f"{check.id:<26} {check.holds}")
 
 

@@ -2,7 +2,8 @@
 
 Ten cases, in an order of their own: five live servers whose defect the checker's first failure
 names, three live servers whose defect hides on a path the checker never takes, and two host
-logs (a recorded session, no server to probe). The draw is the same wherever it is made (the
+logs (a recorded session, no server to probe). At least one live case breaks a rule of MCP
+2026-07-28 (``MODERN``). The draw is the same wherever it is made (the
 learner's notebook, the grader) for the same salt and student id, and different for another id:
 
     >>> a = draw("salt", "alice")
@@ -26,6 +27,9 @@ from .defects import FAMILIES, Defect
 
 VISIBLE = [name for name in FAMILIES if FAMILIES[name](random.Random(0)).visible]
 HIDDEN = [name for name in FAMILIES if name not in VISIBLE]
+# The families of MCP 2026-07-28's rules (resultType, caching hints, the _meta envelope, -32022, one era
+# per connection): every learner meets at least one among their live cases.
+MODERN = [name for name in FAMILIES if FAMILIES[name](random.Random(0)).era == "modern"]
 COUNTS = {"visible": 5, "hidden": 3, "log": 2}
 
 
@@ -61,6 +65,9 @@ def draw(salt: str, student: str) -> list[Case]:
     rng = random.Random(seed(salt, student))
     visible = rng.sample(VISIBLE, COUNTS["visible"])
     hidden = rng.sample(HIDDEN, COUNTS["hidden"])
+    if not any(name in MODERN for name in visible + hidden):
+        # No case of the revision the course teaches: the last visible one makes way for one.
+        visible[-1] = rng.choice([name for name in VISIBLE if name in MODERN and name not in visible])
     chosen: list[tuple[str, Defect]] = [("live", FAMILIES[n](rng)) for n in visible + hidden]
     for name in rng.sample([n for n in VISIBLE if n not in visible], len(VISIBLE) - len(visible)):
         if len([c for c in chosen if c[0] == "log"]) == COUNTS["log"]:

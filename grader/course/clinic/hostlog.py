@@ -2,11 +2,14 @@
 
 Some cases come with no server to probe: only the log a user attached to their bug report. The
 log is made by running the case's server (in this process, on in-memory pipes) through the
-session a desktop host runs at start-up (initialize with the newest revision it knows,
-``initialized``, the three list methods, a ping, a few tool calls) and writing each message the way
-the host logs it: ``Message from client: ...``, ``Message from server: ...``, and for a stdout line
-that is not JSON, the JSON parser's complaint (``Unexpected token 'S', "Server rea"... is not
-valid JSON``). The line where the defect shows is the first that differs from the same session
+session a desktop host runs at start-up and writing each message the way the host logs it. A host
+of MCP 2026-07-28 probes with ``server/discover``, then lists the tools and calls a few, every
+request carrying its ``_meta`` (protocol version, client capabilities, client info); where a
+defect does not show in that session, the log is an older host's, of 2025-11-25 (``initialize``,
+``initialized``, the three list methods, a ping, a few tool calls). Each message is logged as
+``Message from client: ...``, ``Message from server: ...``, and for a stdout line that is not
+JSON, the JSON parser's complaint (``Unexpected token 'S', "Server rea"... is not valid JSON``).
+The line where the defect shows is the first that differs from the same session
 with the healthy server.
 
     >>> from grader.course.clinic.defects import FAMILIES
@@ -28,43 +31,56 @@ from typing import Any
 from .defects import CaseServer, Defect
 
 NAME = "shop"
-SESSION: list[dict[str, Any]] = [
-    {
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2026-07-28",
-            "capabilities": {},
-            "clientInfo": {"name": "claude-ai", "version": "0.1.0"},
-        },
-        "jsonrpc": "2.0",
-        "id": 0,
-    },
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "claude-ai", "version": "1.4.2"},
+}
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("count_orders", {"status": "paid"}),
+    ("get_order", {"order_id": 7}),
+    ("search_products", {"query": "mug", "limit": 3}),
+    ("list_orders", {"status": "shipped", "limit": 2}),
+]
+
+
+def _modern(method: str, id: int, **params: Any) -> dict[str, Any]:
+    return {"method": method, "params": {**params, "_meta": META}, "jsonrpc": "2.0", "id": id}
+
+
+# A host of 2026-07-28: it probes with server/discover, then every request carries _meta.
+MODERN_SESSION: list[dict[str, Any]] = [
+    _modern("server/discover", 0),
+    _modern("tools/list", 1),
+    *[_modern("tools/call", n, name=name, arguments=arguments) for n, (name, arguments) in enumerate(CALLS, 2)],
+    {"method": "notifications/cancelled", "params": {"requestId": 5, "reason": "user"}, "jsonrpc": "2.0"},
+]
+
+
+def _legacy(method: str, id: int, **params: Any) -> dict[str, Any]:
+    return {"method": method, "params": params, "jsonrpc": "2.0", "id": id}
+
+
+# An older host, of 2025-11-25: the initialize handshake, then plain requests on the initialized connection.
+LEGACY_SESSION: list[dict[str, Any]] = [
+    _legacy(
+        "initialize",
+        0,
+        protocolVersion="2025-11-25",
+        capabilities={},
+        clientInfo={"name": "claude-ai", "version": "0.9.8"},
+    ),
     {"method": "notifications/initialized", "jsonrpc": "2.0"},
-    {"method": "tools/list", "params": {}, "jsonrpc": "2.0", "id": 1},
-    {"method": "resources/list", "params": {}, "jsonrpc": "2.0", "id": 2},
-    {"method": "prompts/list", "params": {}, "jsonrpc": "2.0", "id": 3},
-    {
-        "method": "tools/call",
-        "params": {"name": "count_orders", "arguments": {"status": "paid"}},
-        "jsonrpc": "2.0",
-        "id": 4,
-    },
-    {"method": "tools/call", "params": {"name": "get_order", "arguments": {"order_id": 7}}, "jsonrpc": "2.0", "id": 5},
+    _legacy("tools/list", 1),
+    _legacy("resources/list", 2),
+    _legacy("prompts/list", 3),
+    _legacy("tools/call", 4, name="count_orders", arguments={"status": "paid"}),
+    _legacy("tools/call", 5, name="get_order", arguments={"order_id": 7}),
     {"method": "ping", "jsonrpc": "2.0", "id": 6},
-    {
-        "method": "tools/call",
-        "params": {"name": "search_products", "arguments": {"query": "mug", "limit": 3}},
-        "jsonrpc": "2.0",
-        "id": 7,
-    },
-    {
-        "method": "tools/call",
-        "params": {"name": "list_orders", "arguments": {"status": "shipped", "limit": 2}},
-        "jsonrpc": "2.0",
-        "id": 8,
-    },
+    *[_legacy("tools/call", n, name=name, arguments=arguments) for n, (name, arguments) in enumerate(CALLS[2:], 7)],
     {"method": "notifications/cancelled", "params": {"requestId": 8, "reason": "user"}, "jsonrpc": "2.0"},
 ]
+SESSIONS = {"modern": MODERN_SESSION, "legacy": LEGACY_SESSION}
 START = datetime(2026, 11, 26, 9, 14, 5, 120000, tzinfo=UTC)
 
 
@@ -102,7 +118,7 @@ class QuietServer(CaseServer):
     log = staticmethod(lambda message: None)
 
 
-def _session_lines(defect: Defect | None) -> list[tuple[str, str, str]]:
+def _session_lines(defect: Defect | None, era: str) -> list[tuple[str, str, str]]:
     """(level, text, kind) for each log line; kind is 'client', 'server' or 'host'."""
     from reference.database import ensure_default, open_readonly
     from reference.shop import shop_toolbox
@@ -129,7 +145,7 @@ def _session_lines(defect: Defect | None) -> list[tuple[str, str, str]]:
     server.defect.start(server, out)
     entries.append(("info", "Server started and connected successfully", "host"))
     flush_out()
-    for message in SESSION:
+    for message in SESSIONS[era]:
         line = json.dumps(message, separators=(",", ":"))
         entries.append(("info", f"Message from client: {line}", "client"))
         reply = server.handle_line(line.encode())
@@ -152,9 +168,20 @@ _RENDERED: dict[tuple[str, str, int], HostLog] = {}  # this process's logs: the 
 
 
 def _render(defect: Defect, seed: int) -> HostLog:
+    """The log of a 2026-07-28 host if the defect shows there, else of a 2025-11-25 host (an older
+    host, whose handshake and ping the modern era no longer has)."""
+    found = HostLog([], 0)
+    for era in ("modern", "legacy"):
+        found = _render_era(defect, seed, era)
+        if found.line:
+            return found
+    return found
+
+
+def _render_era(defect: Defect, seed: int, era: str) -> HostLog:
     clock = _Clock(random.Random(seed))
-    broken = _session_lines(defect)
-    healthy = _session_lines(None)
+    broken = _session_lines(defect, era)
+    healthy = _session_lines(None, era)
     lines = [f"{clock.stamp()} [{NAME}] [{level}] {text}" for level, text, _ in broken]
     first = 0
     padded = healthy + [("", "", "")] * max(0, len(broken) - len(healthy))

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from grader.course.checks import stage09 as s
-from grader.course.drive import initialize, notification, request
+from grader.course.drive import request
 from grader.course.work import Work
 
 from . import fresh_id, hidden
@@ -88,18 +88,46 @@ def one_by_one(rng: random.Random) -> list[s.Alone]:
     return items
 
 
-def sessions(rng: random.Random) -> list[list[Any]]:
-    made: list[list[Any]] = [[]]
-    for _ in range(2):
-        ids = unique_ids(rng, 6)
-        frames: list[Any] = [initialize(id=ids[0]), notification("notifications/initialized")]
-        for i in ids[1 : rng.randint(2, 6)]:
-            name, arguments = rng.choice(CALLS)
-            frames.append(request("tools/call", id=i, params={"name": name, "arguments": arguments}))
-        if rng.random() < 0.5:
-            frames.append(rng.choice(BAD_LINES)[0])
-        made.append(frames)
-    return made
+def modern_steps(rng: random.Random) -> list[s.Step]:
+    """2026-07-28 requests, each alone: good ones (the first of them sets nothing up) and bad ones after them,
+    in an order of their own, with ids of every type."""
+    ids = iter(unique_ids(rng, 10))
+    name, arguments = rng.choice(CALLS)
+    call = {"name": name, "arguments": arguments}
+    method = rng.choice(["tools/list", "tools/call", "server/discover"])
+    params = call if method == "tools/call" else {}
+    version = rng.choice(["2027-01-01", "2025-11-25", "1999-01-01", "2026-07-29"])
+    good = [
+        s.Step(s.modern_step(next(ids), "server/discover", {}, s.modern_meta()), None, "discover-result"),
+        s.Step(s.modern_step(next(ids), "tools/call", call, s.modern_meta()), None, "tools-call-result"),
+        s.Step(s.modern_step(next(ids), "tools/list", {}, s.modern_meta()), None, "tools-list"),
+    ]
+    bad = [
+        s.Step(
+            s.modern_step(next(ids), method, params, s.modern_meta(drop=s.VERSION_KEY)),
+            -32602,
+            "modern-envelope-errors",
+        ),
+        s.Step(
+            s.modern_step(
+                next(ids), rng.choice(["tools/call", "tools/list"]), call, s.modern_meta(drop=s.CAPABILITIES_KEY)
+            ),
+            -32602,
+            "modern-envelope-errors",
+        ),
+        s.Step(s.modern_step(next(ids), method, params, None), -32602, "modern-envelope-errors"),
+        s.Step(
+            s.modern_step(next(ids), method, params, s.modern_meta(capabilities=rng.choice([[], "all"]))),
+            -32602,
+            "modern-envelope-errors",
+        ),
+        s.Step(s.modern_step(next(ids), method, params, s.modern_meta(version)), -32022, "modern-unsupported-version"),
+    ]
+    rng.shuffle(bad)
+    # A good request first: the server must not trust what it read there for the requests after it.
+    rest = good[1:] + bad
+    rng.shuffle(rest)
+    return [good[0], *rest]
 
 
 def values(number: int, rng: random.Random) -> Any:
@@ -112,7 +140,7 @@ def values(number: int, rng: random.Random) -> Any:
         return ids[:8], ids[8:]
     if number == 4:
         return rng.sample(CALLS, rng.randint(4, 6))
-    return sessions(rng)
+    return modern_steps(rng)
 
 
 def _cell(number: int) -> None:

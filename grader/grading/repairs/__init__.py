@@ -9,7 +9,7 @@ solution cell import this package; the learner's kernel never does.
     >>> "WRITING = threading.Lock()" in healthy_source(1)
     True
     >>> changed_lines(handed_out(5), healthy_source(5))
-    2
+    3
 """
 
 from __future__ import annotations
@@ -81,12 +81,14 @@ FIXES: dict[int, list[tuple[str, str]]] = {
             "    methods = make_server()\n",
         ),
     ],
-    # The heartbeat slept 30 s without looking at the event: wait on the event instead.
+    # The request's _meta was checked once per connection: check every request's own (2026-07-28 is stateless).
     5: [
         (
-            "    while not stopping.is_set():\n        time.sleep(HEARTBEAT_SECONDS)\n",
-            "    while not stopping.wait(HEARTBEAT_SECONDS):  # wakes at once when stopping is set\n",
+            "        if self.client is not None:\n"
+            "            return self.client  # checked on this connection's first request\n",
+            "",
         ),
+        ("        self.client = meta\n", ""),
     ],
 }
 
