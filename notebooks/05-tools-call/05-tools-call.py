@@ -424,14 +424,15 @@ print(lab.inspector_command("shop_server"))
 # before they run it, and run it where `import reference` fails.
 #
 # The rest of the rules are the ones you already know. Two matter most in a file of your own,
-# because nothing catches them for you any more. Stdout is the protocol's:
+# because nothing catches them for you any more. Stdout is the protocol's (MCP 2026-07-28,
+# Transports > stdio):
 #
 # > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
 # and stderr is yours:
 #
-# > The server MAY write UTF-8 strings to its standard error (`stderr`) for any logging purposes
-# > including informational, debug, and error messages.
+# > The server **MAY** write UTF-8 strings to `stderr` for any logging purposes including
+# > informational, debug, and error messages.
 #
 # So `log()` writes to stderr, a traceback goes to stderr, and `print()` never appears.
 
