@@ -493,9 +493,10 @@ print(lab.shop_db())
 # <- {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"invalid arguments for list_orders: limit must be at most 100. Check the tool's inputSchema and call again."}],"isError":true}}
 # ```
 #
-# The cell after yours sends four other messages, in a 2025-06-18 session. Predict each reply
-# before you run it: which revision comes back, which ids, which kind of error for each call, and
-# which message gets no reply at all.
+# The cell after yours sends four other messages, in a 2025-06-18 session, then three on a new
+# connection in 2026-07-28. Predict each reply before you run it: which revision comes back, which
+# ids, which kind of error for each call, which results carry `resultType`, and which message gets
+# no reply at all.
 
 # %% solution id=my_server
 %%module my_server
@@ -1138,6 +1139,16 @@ lab.watch(
         lab.notification("notifications/initialized"),
         lab.request("tools/call", id="7", params={"name": "get_order", "arguments": {"order_id": 999999}}),
         lab.request("tools/call", id=0, params={"name": "list_orders", "arguments": {"limit": 500}}),
+    ],
+)
+# A new connection, the 2026-07-28 way: a call with the envelope, a ping (removed in 2026-07-28), and
+# a call whose envelope names a version your server does not serve.
+lab.watch(
+    lab.program("my_server"),
+    [
+        lab.modern("tools/call", id=1, params={"name": "list_orders", "arguments": {"limit": 500}}),
+        lab.modern("ping", id=2),
+        lab.modern("tools/call", id=3, params={"name": "count_orders"}, protocolVersion="2099-01-01"),
     ],
 )
 
