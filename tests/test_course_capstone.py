@@ -177,8 +177,42 @@ DEFECTS: dict[str, tuple[str, set[str]]] = {
         {"test_own_server_check"},
     ),
     "results without structuredContent": (
-        edit(SOLUTION, ('    if session.version >= "2025-06-18":\n        result["structuredContent"] = value\n', "")),
+        edit(SOLUTION, ('    if version >= "2025-06-18":\n        result["structuredContent"] = value\n', "")),
         set(CELLS),  # the SDK client and the Inspector hold a result to its tool's outputSchema too
+    ),
+    # The modern era's (MCP 2026-07-28). The SDK client in its default mode refuses a result without
+    # resultType (its failure names that rule); the Inspector speaks the legacy era.
+    "2026-07-28 results without resultType": (
+        edit(
+            SOLUTION,
+            ('        return lambda params: {"resultType": "complete", **handler(params)}', "        return handler"),
+        ),
+        {"test_own_server_check", "test_own_server_sdk"},
+    ),
+    "resultType on legacy tool results": (
+        edit(
+            SOLUTION,
+            (
+                "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n",
+                "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n"
+                '    result["resultType"] = "complete"\n',
+            ),
+        ),
+        {"test_own_server_check"},
+    ),
+    "the envelope not checked": (
+        edit(
+            SOLUTION, ("        session.modern = True\n        read_meta(params)\n", "        session.modern = True\n")
+        ),
+        {"test_own_server_check"},
+    ),
+    # Stage 03 left out: server/discover is -32601, so the SDK client falls back to the handshake.
+    "a legacy-only server": (
+        edit(
+            SOLUTION,
+            ("    if is_modern(params):\n        if session.initialize_seen:", "    if False:\n        if True:"),
+        ),
+        {"test_own_server_check", "test_own_server_sdk"},
     ),
     "a debug line to stderr": (
         edit(SOLUTION, ("def main():\n", 'def main():\n    print("debug: starting", file=sys.stderr)\n')),
@@ -256,10 +290,12 @@ def test_mcp_lab_check_from_the_workspace(workspace: Path) -> None:
     summary = done.stdout.strip().splitlines()[-1]
     print(summary)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    # Four legacy checks of what it does not offer, and the modern era's: the capstone speaks the
-    # legacy era only until stage 05 moves to 2026-07-28.
-    modern = sum(1 for check in MODERN_CHECKS.values() if check.era == "modern")
-    assert re.match(rf"checks: \d+ pass, 0 fail, 0 warn, {4 + modern} skip", summary), summary
+    # Both eras judged; skipped: four legacy checks of what it does not offer (resources, prompts), and
+    # four modern ones (resources, subscriptions, and the two of tools that ask the user first).
+    assert "judged: modern, legacy" in done.stdout, done.stdout[-3000:]
+    assert re.match(r"checks: \d+ pass, 0 fail, 0 warn, 8 skip", summary), summary
+    skipped = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("  skip ")]
+    assert sum(1 for check in skipped if check in MODERN_CHECKS) == 4, skipped
 
 
 def test_mcp_lab_check_on_the_file_alone_with_the_printed_path(tmp_path: Path) -> None:
@@ -300,3 +336,71 @@ def test_a_server_that_never_answers_costs_bounded_time(tmp_path: Path) -> None:
     started = time.monotonic()
     assert lost(verdicts(mute, tmp_path / "work")) == set(CELLS)
     assert time.monotonic() - started < grade.CELL_LIMIT
+
+
+# -- the SDK client's first frames, as the lesson shows them ------------------------------------------
+TEE = """import subprocess, sys, threading
+log = open(sys.argv[1], "ab", buffering=0)
+child = subprocess.Popen([sys.executable, *sys.argv[2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def back():
+    for line in child.stdout:
+        log.write(b"<- " + line); sys.stdout.buffer.write(line); sys.stdout.buffer.flush()
+threading.Thread(target=back, daemon=True).start()
+for line in sys.stdin.buffer:
+    log.write(b"-> " + line); child.stdin.write(line); child.stdin.flush()
+child.stdin.close(); child.wait(10)
+"""
+
+
+def sdk_wire(folder: Path) -> list[str]:
+    """The wire between the official SDK client (its default mode) and the capstone's solution, recorded
+    by a tee around the server: ``-> `` and ``<- `` lines, in order."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    (folder / "my_server.py").write_text(SOLUTION, encoding="utf-8")
+    (folder / "tee.py").write_text(TEE, encoding="utf-8")
+    log = folder / "wire.log"
+    args = [str(folder / "tee.py"), str(log), str(folder / "my_server.py")]
+    env = {**os.environ, database.ENV_VAR: str(database.ensure_default())}
+
+    async def session() -> str:
+        params = StdioServerParameters(command=sys.executable, args=args, env=env)
+        with anyio.fail_after(120):
+            async with Client(params, read_timeout_seconds=30) as client:
+                await client.list_tools()
+                await client.call_tool("count_orders", {"status": "paid"})
+                return client.protocol_version
+
+    assert anyio.run(session) == "2026-07-28"
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+def lesson_block(marker: str) -> list[str]:
+    """The ``->``/``<-`` lines of the capstone lesson's ```text block that holds ``marker``."""
+    cells = parse(STAGE.text.read_text(encoding="utf-8"), STAGE.name)["cells"]
+    text = "\n".join(c["source"] for c in cells if c["cell_type"] == "markdown")
+    blocks = re.findall(r"^```text\n(.*?)^```", text, flags=re.S | re.M)
+    block = next(b for b in blocks if marker in b and "$ python3 my_server.py" in b)
+    return [line for line in block.splitlines() if line.startswith(("-> ", "<- "))]
+
+
+def test_the_lesson_shows_the_sdk_clients_first_frames_from_a_real_run(tmp_path: Path) -> None:
+    """The capstone lesson's block of the SDK client's first three requests is what the SDK sends to the
+    solution, frame for frame, and each reply shown is in what the solution answered (an elided reply:
+    its pieces, in order)."""
+    from test_doc_examples import matches
+
+    wire = sdk_wire(tmp_path)
+    shown = lesson_block('"method":"server/discover"')
+    sent = [json.loads(line[3:]) for line in wire if line.startswith("-> ")]
+    shown_sent = [json.loads(line[3:]) for line in shown if line.startswith("-> ")]
+    assert len(shown_sent) == 3 and shown_sent == sent[:3], (shown_sent, sent[:3])
+    replies = [line[3:] for line in wire if line.startswith("<- ")]
+    shown_replies = [line[3:] for line in shown if line.startswith("<- ")]
+    assert len(shown_replies) == 3
+    for shown_reply, reply in zip(shown_replies, replies, strict=False):
+        matches(shown_reply, reply.encode("utf-8"))
+    # Every request after the probe carries the envelope; every reply says what kind of result it is.
+    assert all(m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for m in sent)
+    assert all(json.loads(r)["result"]["resultType"] == "complete" for r in replies)

@@ -238,6 +238,48 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ("traceback.print_exc(file=sys.stderr)", "traceback.print_exc(file=sys.stdout)"),
         {"test_call_tool"},
     ),
+    # MCP 2026-07-28's: resultType by era, and the envelope checked before anything is served.
+    (
+        "05-tools-call",
+        "a 2026-07-28 tool result without resultType",
+        (
+            "    if version == MODERN:  # every 2026-07-28 result says what kind it is; legacy results never do\n"
+            '        return {"resultType": "complete", **result}\n',
+            "",
+        ),
+        {"test_call_tool"},  # on the wire the course's server marks every modern result: the unit check pays
+    ),
+    (
+        "05-tools-call",
+        "resultType on a legacy tool result",
+        (
+            "    if version == MODERN:  # every 2026-07-28 result says what kind it is; legacy results never do\n",
+            "    if version:  # every result says what kind it is\n",
+        ),
+        {"test_call_tool"},
+    ),
+    (
+        "05-tools-call",
+        "my_server serves a 2026-07-28 request without checking its envelope",
+        ("        session.modern = True\n        read_meta(params)\n", "        session.modern = True\n"),
+        {"test_own_server_check"},
+    ),
+    (  # the SDK client in its default mode refuses such a result: its cell names the same rule
+        "05-tools-call",
+        "my_server's 2026-07-28 results without resultType",
+        ('        return lambda params: {"resultType": "complete", **handler(params)}', "        return handler"),
+        {"test_own_server_check", "test_own_server_sdk"},
+    ),
+    (
+        "05-tools-call",
+        "resultType on my_server's legacy tool results",
+        (
+            "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n    if version >=",
+            "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n"
+            '    result["resultType"] = "complete"\n    if version >=',
+        ),
+        {"test_own_server_check"},
+    ),
     (
         "06-the-client",
         "a server request with id 0 taken for a notification",
@@ -486,6 +528,11 @@ RULES: dict[str, str] = {
     "my_server reads the id of a notification named like a request": "notification-silence",
     "an unknown tool answered with an isError result costs nothing": "unknown-tool",
     "a crashing tool's traceback on stdout": "stdout-json-lines",
+    "a 2026-07-28 tool result without resultType": "modern-result-type",
+    "resultType on a legacy tool result": "modern-result-type",
+    "my_server serves a 2026-07-28 request without checking its envelope": "modern-envelope-errors",
+    "my_server's 2026-07-28 results without resultType": "modern-result-type",
+    "resultType on my_server's legacy tool results": "modern-result-type",
     "a server request with id 0 taken for a notification": "client-server-requests",
     "an unknown server request refused with the wrong code": "client-server-requests",
     "a timeout per message, not for the whole request": "client-timeouts",

@@ -438,11 +438,19 @@ def sdk_client(argv: Sequence[str], steps: Any, check: str, what: str, mode: str
         name = not_written(stderr)
         if name:
             raise not_written_yet(name, stderr)
+        value = _innermost(value)
         detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
         raise Failure(
             check, f"the official MCP SDK client ({mode} mode) could not {what} ({detail})", stderr=stderr[-1500:]
         )
     return value
+
+
+def _innermost(error: Any) -> Any:
+    """The error an exception group (anyio's task groups wrap the SDK's) was raised for: its first leaf."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
 
 def _tail(path: str, limit: int = 4000) -> str:

@@ -12,6 +12,11 @@ Stage 04 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # In this stage you describe the shop's four tools: `count_orders`, `list_orders`, `get_order`
 # and `search_products`. The course then serves your descriptions from its server, and runs the
 # checker over them.
+#
+# This stage teaches MCP **2026-07-28**, the current revision: every request carries its envelope
+# in `params._meta` (stage 03), every result says `"resultType": "complete"`, and a tool list says
+# how long a client may keep it. Where the legacy wire (2025-11-25 and before) differs, a short
+# "Before 2026-07-28" note says how.
 
 # %% setup id=setup
 from grader.course import lab
@@ -21,7 +26,8 @@ lab.setup("04")
 # %% [markdown] id=capability
 # ## 1. Declaring tools
 #
-# A server that has tools says so in its `initialize` result. The spec (MCP 2025-11-25, Tools):
+# A server that has tools says so in its capabilities, which a client reads in the
+# `server/discover` result (stage 03). The spec (MCP 2026-07-28, Server Features > Tools):
 #
 # > Servers that support tools **MUST** declare the `tools` capability
 #
@@ -29,7 +35,17 @@ lab.setup("04")
 # changes to the list (`"listChanged": false`). A client that sees no `tools` capability may never
 # ask for the list, and a server that declares it must serve `tools/list`.
 #
-# The list itself, in the course's server (shortened: the real reply holds four tools):
+# The list itself, in the course's server (shortened: the real reply holds four tools, and the
+# caching hints you meet at the end of section 4):
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"count_orders","title":"Count orders",...,"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},...],"ttlMs":300000,"cacheScope":"public",...}}
+# ```
+#
+# *Before 2026-07-28.* The capabilities came in the `initialize` result, and a `tools/list` of an
+# initialized session carries no `_meta`; its result is the list alone, without `resultType` or
+# caching hints:
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"tools/list"}

@@ -8,7 +8,9 @@ Stage 05 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # the tool may fail, or the request itself may be wrong, and those are two different kinds of
 # error that end up in two different places.
 #
-# At the end of this stage your server is complete: it passes `mcp-lab check` with no failure, the
+# This stage teaches MCP **2026-07-28**, the current revision: every request carries its envelope
+# in `params._meta` (stage 03), and every result says what kind of result it is. At the end of the
+# stage your server is complete: it passes `mcp-lab check` in both eras with no failure, the
 # official SDK client uses it, and you can open it in the MCP Inspector.
 
 # %% setup id=setup
@@ -19,14 +21,35 @@ lab.setup("05")
 # %% [markdown] id=result
 # ## 1. A result
 #
-# A `tools/call` result holds `content`: a list of typed blocks, here one text block. Since
-# 2025-06-18 a tool that declared an `outputSchema` (stage 04) also sends the same data as a JSON
-# object in `structuredContent`; the spec (MCP 2025-11-25, Tools):
+# A `tools/call` request names the tool and its `arguments`, beside the envelope every 2026-07-28
+# request carries. Its result holds `content`: a list of typed blocks, here one text block. A tool
+# that declared an `outputSchema` (stage 04) also sends the same data as a JSON object in
+# `structuredContent`; the spec (MCP 2026-07-28, Server Features > Tools):
 #
 # > For backwards compatibility, a tool that returns structured content SHOULD also return the
 # > serialized JSON in a TextContent block.
 #
-# `isError: false` says the tool ran and succeeded.
+# `isError: false` says the tool ran and succeeded. And, as for every result of this revision
+# (Base Protocol > Responses):
+#
+# > The `result` **MUST** include a `resultType` field to indicate the type of the result.
+#
+# A tool that has finished says `"resultType": "complete"`, whether it succeeded or failed.
+# (`"input_required"`, a result that asks the user something first, comes in stage 11.) On the
+# wire, against the course's reference server:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"structuredContent":{"status":"paid","count":341},"isError":false}}
+# ```
+#
+# (The reference also puts its name in the result's `_meta`; a tools/call result needs no more
+# than you see here, and no caching hints: a call is not one of the six results a client caches.)
+#
+# *Before 2026-07-28.* A legacy client shook hands first (stage 03) and its requests carry no
+# `_meta`; the result is the same without `resultType` (legacy results never carry one, and a
+# client of 2026-07-28 takes a result without it as complete). Under 2025-03-26 or 2024-11-05
+# there is no `structuredContent` either: the text block alone.
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
@@ -34,32 +57,27 @@ lab.setup("05")
 # -> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}
 # <- {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"structuredContent":{"status":"paid","count":341},"isError":false}}
 # ```
-#
-# A client that negotiated 2025-03-26 or 2024-11-05 knows nothing of `structuredContent`: it gets
-# the text block alone.
 
 # %% [markdown] id=two-errors
 # ## 2. Two kinds of error
 #
-# The spec names them:
+# The spec names them (MCP 2026-07-28, Server Features > Tools, Error Handling):
 #
-# > 1. **Protocol Errors**: Standard JSON-RPC errors for issues like: Unknown tools, Malformed
-# >    requests (requests that fail to satisfy CallToolRequest schema), Server errors
-# > 2. **Tool Execution Errors**: Reported in tool results with `isError: true`: API failures,
-# >    Input validation errors (e.g., date in wrong format, value out of range), Business logic errors
+# > 1. **Protocol Errors** indicate issues with the request structure itself that models are less
+# >    likely to be able to fix: Unknown tool, Malformed requests (requests that fail to satisfy
+# >    CallToolRequest schema), Server errors
+# > 2. **Tool Execution Errors** contain actionable feedback that language models can use to
+# >    self-correct and retry with adjusted parameters: API failures, Input validation errors
+# >    (e.g., date in wrong format, value out of range), Business logic errors
 #
-# and says why they differ:
-#
-# > **Tool Execution Errors** contain actionable feedback that language models can use to
-# > self-correct and retry with adjusted parameters.
-#
-# A *protocol error* goes to the host; the model usually never sees it. A *tool execution error*
-# is a normal result that the model reads. So a tool execution error's text says what to do:
+# A *protocol error* is a JSON-RPC error; it goes to the host, and the model usually never sees
+# it. A *tool execution error* is a normal result with `isError: true` (and `resultType`, as every
+# result) that the model reads. So its text says what to do:
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"lost"}}}
-# <- {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"unknown status 'lost'. Valid statuses: pending, paid, shipped, delivered, cancelled, refunded."}],"isError":true}}
-# -> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"refund_order","arguments":{"order_id":7}}}
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"lost"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"unknown status 'lost'. Valid statuses: pending, paid, shipped, delivered, cancelled, refunded."}],"isError":true}}
+# -> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"refund_order","arguments":{"order_id":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 # <- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params: unknown tool 'refund_order'; tools/list shows count_orders, list_orders, get_order, search_products"}}
 # ```
 #
@@ -69,14 +87,16 @@ lab.setup("05")
 # |---|---|---|
 # | a tool name that is not in `tools/list` | protocol | -32602 |
 # | `arguments` that is not an object (`[]`, `"x"`) | protocol (a malformed request) | -32602 |
-# | arguments that break the tool's `inputSchema` (`"limit": 500`) | tool execution, from 2025-11-25 | `isError: true`, text naming the problem |
-# | the same, in a session that negotiated 2025-06-18 or older | protocol | -32602 |
+# | arguments that break the tool's `inputSchema` (`"limit": 500`) | tool execution | `isError: true`, text naming the problem |
 # | an unknown status, an order id that does not exist | tool execution | `isError: true`, text saying what is valid |
 # | a bug in the tool (an exception you did not expect) | tool execution | `isError: true`, a short text; details to stderr |
 #
-# The row about the inputSchema changed in 2025-11-25: earlier revisions listed invalid arguments
-# among the protocol errors. A server that negotiates a revision answers by that revision's rules.
-# And no tool ever has a structuredContent in an error result: there is no data to conform.
+# No error result carries `structuredContent`: there is no data to conform to the schema.
+#
+# *Before 2026-07-28.* The row about the inputSchema changed in 2025-11-25: a session that
+# negotiated 2025-06-18 or older answers arguments that break the schema with -32602, a protocol
+# error, as those revisions listed them. A server answers by the rules of the revision the request
+# is served under.
 
 # %% [markdown] id=readonly
 # ## 3. Never written
@@ -89,7 +109,8 @@ lab.setup("05")
 # ### Your turn: `shop_server.py`
 #
 # Write the four tools and the `tools/call` handler. Everything else comes from the course's
-# finished server (stages 01 to 04): `main()` at the bottom starts it with your `call_tool` in it.
+# finished server (stages 01 to 04, both eras): `main()` at the bottom starts it with your
+# `call_tool` in it.
 #
 # - Each tool is a function of the connection and the (already validated) arguments, and returns
 #   a dict, shaped exactly like the ones the reference returns (stage 04 printed them): `count_orders` →
@@ -100,10 +121,14 @@ lab.setup("05")
 #   with `id, sku, name, category, price_cents, stock`, by id.
 # - A tool that cannot answer raises `ToolError` with a text a model can act on: an unknown status
 #   lists the six valid ones; an order id that does not exist says which ids exist.
-# - `call_tool(conn, schemas, params, version)` is the handler: `schemas` maps each tool name to its
+# - `run_tool(conn, schemas, params, version)` runs one call: `schemas` maps each tool name to its
 #   inputSchema; `problems(schema, arguments)` (from the course's `reference.schema`) lists every way
-#   the arguments break it; `version` is the negotiated revision. Return the result dict, or raise
-#   `RpcError(INVALID_PARAMS, ...)` for a protocol error.
+#   the arguments break it; `version` is the revision the request is served under (`"2026-07-28"`
+#   for a request with the envelope, else the one its session negotiated). Return the result dict
+#   (`content`, `isError`, `structuredContent` where due), or raise `RpcError(INVALID_PARAMS, ...)`
+#   for a protocol error.
+# - `call_tool(conn, schemas, params, version)` is the handler: `run_tool`'s result, with
+#   `"resultType": "complete"` under 2026-07-28 and without it before.
 
 # %% solution id=shop_server
 %%module shop_server
@@ -118,6 +143,7 @@ from reference.schema import problems
 from reference.server import Server
 
 STATUSES = ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")
+MODERN = "2026-07-28"
 
 
 class ToolError(Exception):
@@ -214,8 +240,8 @@ def text_result(text, is_error):
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
-def call_tool(conn, schemas, params, version):
-    """The tools/call handler."""
+def run_tool(conn, schemas, params, version):
+    """One call's result (content, isError, structuredContent where due), or RpcError."""
     ### BEGIN SOLUTION
     name = params.get("name")
     if not isinstance(name, str) or name not in TOOLS:
@@ -245,13 +271,24 @@ def call_tool(conn, schemas, params, version):
     ### END SOLUTION
 
 
+def call_tool(conn, schemas, params, version):
+    """The tools/call handler: run_tool's result, with resultType under 2026-07-28."""
+    ### BEGIN SOLUTION
+    result = run_tool(conn, schemas, params, version)
+    if version == MODERN:  # every 2026-07-28 result says what kind it is; legacy results never do
+        return {"resultType": "complete", **result}
+    return result
+    ### END SOLUTION
+
+
 def main():
     server = Server(None)  # the course's server (framing, messages, lifecycle) with no tools of its own
     conn = open_readonly(ensure_default())
     schemas = {tool["name"]: tool["inputSchema"] for tool in catalog.TOOLS}  # stage 04's declarations
     methods = server.dispatcher.methods
-    methods["tools/list"] = lambda params: catalog.listing(params, server.session.structured_output)
-    methods["tools/call"] = lambda params: call_tool(conn, schemas, params, server.session.version)
+    # server.context: the revision of the request being served (its own _meta's, or its session's).
+    methods["tools/list"] = lambda params: catalog.listing(params, server.context.structured_output)
+    methods["tools/call"] = lambda params: call_tool(conn, schemas, params, server.context.version)
     return server.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
@@ -262,6 +299,9 @@ if __name__ == "__main__":
 conn = open_readonly(ensure_default())
 print(count_orders(conn, {"status": "paid"}))
 print(get_order(conn, {"order_id": 7})["total_cents"])
+schemas = {tool["name"]: tool["inputSchema"] for tool in catalog.TOOLS}
+print(call_tool(conn, schemas, {"name": "count_orders", "arguments": {"status": "lost"}}, "2026-07-28"))
+print(call_tool(conn, schemas, {"name": "count_orders", "arguments": {"status": "lost"}}, "2025-11-25"))
 
 # %% test id=test_count_orders points=2
 # Count_orders(conn, args) against the shop: all, paid, an unknown status, a status that is SQL.
@@ -285,15 +325,18 @@ lab.check("test_get_order")
 lab.check("test_search_products")
 
 # %% test id=test_call_tool points=4
-# Call_tool: protocol errors, tool execution errors, structuredContent by revision.
+# Call_tool: protocol errors, tool execution errors, structuredContent and resultType by revision
+# (2026-07-28 and the legacy ones); a tool that crashes.
 lab.check("test_call_tool")
 
 # %% [markdown] id=whole
 # ## 4. The whole server
 #
-# `shop_server.py` is now a complete MCP server. The next tests run it as a process: a session of
-# calls that must leave the database untouched, then the official SDK client, then the checker with
-# every one of its checks. The same checker runs from a terminal:
+# `shop_server.py` is now a complete MCP server, in both eras (the course's server routes each
+# request by its era, as your stage 03 server did, and hands `call_tool` the revision the request
+# is served under). The next tests run it as a process: a session of calls that must leave the
+# database untouched, then the official SDK client in its default mode (2026-07-28), then the
+# checker with every one of its checks, in both eras. The same checker runs from a terminal:
 #
 # ```sh
 # .venv/bin/mcp-lab check -- .venv/bin/python workspace/05-tools-call/shop_server.py
@@ -304,11 +347,11 @@ lab.check("test_call_tool")
 lab.check("test_read_only")
 
 # %% test id=test_sdk_client points=2
-# The official MCP SDK's client lists your tools and calls count_orders.
+# The official MCP SDK's client in its default mode (2026-07-28) lists your tools and calls count_orders.
 lab.check("test_sdk_client")
 
 # %% test id=test_mcp_lab_check points=3
-# Mcp-lab check on your server: no check fails.
+# Mcp-lab check on your server, both eras: no check fails.
 lab.check("test_mcp_lab_check")
 
 # %% [markdown] id=inspector
@@ -325,12 +368,12 @@ print(lab.inspector_command("shop_server"))
 # ## 6. Your own server
 #
 # Every server you ran in this course so far stood on the course's pieces: `shop_server.py` has
-# your tools in it, but its framing, its messages and its handshake are the course's finished
+# your tools in it, but its framing, its messages and its two eras are the course's finished
 # ones. A host on another machine has no such pieces. It has one command, `python3 my_server.py`,
-# and the spec says what it does with it (MCP 2025-11-25, Transports > stdio):
+# and the spec says what it does with it (MCP 2026-07-28, Transports > stdio):
 #
-# > The client launches the MCP server as a subprocess. The server reads JSON-RPC messages from its
-# > standard input (`stdin`) and sends messages to its standard output (`stdout`).
+# > In the **stdio** transport, the client launches the MCP server as a subprocess. [...] The
+# > server reads JSON-RPC messages from `stdin` and writes JSON-RPC messages to `stdout`.
 #
 # So the last part of the stage takes the scaffolding away. You put what you wrote in stages 00 to
 # 05 into one file, `my_server.py`, that runs on its own: the Python standard library and your
@@ -346,8 +389,8 @@ print(lab.inspector_command("shop_server"))
 # | 00 | the shop opened through a `mode=ro` URI, parameterised SQL | `open_shop(path)` |
 # | 01 | one JSON message per line, UTF-8, strict JSON, a flush | `encode`, `decode`, `read_frame`, `write_frame` |
 # | 02 | the three branches, the error table, ids echoed with their type | `handle_message`, `handle_line` |
-# | 03 | `initialize`, version negotiation, `ping`, batches in 2025-03-26 only, exit at end of input | `Session`, `initialize`, `serve` |
-# | 04 | the four tools' names, schemas, descriptions and annotations; `tools/list` | `tool_declarations`, `list_tools` |
+# | 03 | the 2026-07-28 envelope, `server/discover`, one era per connection; for old clients `initialize`, version negotiation, `ping`, batches in 2025-03-26 only; exit at end of input | `Session`, `read_meta`, `discover`, `route`, `initialize`, `serve` |
+# | 04 | the four tools' names, schemas, descriptions and annotations; `tools/list`, its caching hints in 2026-07-28 | `tool_declarations`, `list_tools` |
 # | 05 | the four tools and `tools/call`, by revision | `count_orders` ... `search_products`, `call_tool` |
 #
 # One piece is new. Stage 05's `call_tool` checked the arguments with the course's
@@ -356,10 +399,21 @@ print(lab.inspector_command("shop_server"))
 # (string or integer), `minimum`/`maximum` and `minLength`/`maxLength`.
 #
 # The pieces fit as one loop. A line comes in on stdin; `read_frame` cuts it, `handle_line`
-# decodes it and sorts it into one of the three branches; a request goes to its handler in
-# `methods` (`tools/call` to `call_tool`, which runs a tool against the shop); the reply goes out
-# through `write_frame`. A notification goes to its handler in `notifications`, and nothing goes
-# out. When `read_frame` returns `None`, the loop returns 0 and the program exits.
+# decodes it and sorts it into one of the three branches. A request goes to `route`, which finds
+# its handler by its era, as your stage 03 `route` did: a request with the 2026-07-28 envelope has
+# it checked by `read_meta`, is served `server/discover`, `tools/list` or `tools/call`, and gets a
+# result with `"resultType": "complete"` (added in one place, `route`, for all three); a request
+# without it goes to its handler in `methods` (`initialize`, `ping`, `tools/list`, `tools/call`)
+# and gets a legacy result, never with `resultType`. The reply goes out through `write_frame`. A
+# notification goes to its handler in `notifications`, and nothing goes out. When `read_frame`
+# returns `None`, the loop returns 0 and the program exits.
+#
+# One more rule from stage 03 matters here: a 2026-07-28 request is served by its own `_meta`, never
+# by what an earlier request said. So `list_tools` and `call_tool` ask `revision(session, params)`
+# (given) which revision *this* request is served under: `"2026-07-28"` when it carries the envelope,
+# else the revision its connection negotiated. Under 2026-07-28 a tool list carries the caching
+# hints of stage 04 (`ttlMs`, `cacheScope`), and bad arguments and `structuredContent` follow the
+# rules of 2025-11-25.
 
 # %% [markdown] id=capstone-rule
 # ### Nothing from the course
@@ -370,14 +424,15 @@ print(lab.inspector_command("shop_server"))
 # before they run it, and run it where `import reference` fails.
 #
 # The rest of the rules are the ones you already know. Two matter most in a file of your own,
-# because nothing catches them for you any more. Stdout is the protocol's:
+# because nothing catches them for you any more. Stdout is the protocol's (MCP 2026-07-28,
+# Transports > stdio):
 #
 # > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
 # and stderr is yours:
 #
-# > The server MAY write UTF-8 strings to its standard error (`stderr`) for any logging purposes
-# > including informational, debug, and error messages.
+# > The server **MAY** write UTF-8 strings to `stderr` for any logging purposes including
+# > informational, debug, and error messages.
 #
 # So `log()` writes to stderr, a traceback goes to stderr, and `print()` never appears.
 
@@ -400,12 +455,32 @@ print(lab.shop_db())
 #
 # Fill in each function with your own code from stages 00 to 05. The rest is given: the
 # constants, the classes, the small helpers (`log`, `result_reply`, `error_reply`, `valid_id`,
-# `exact`, `rows`, `tool_result`) and `main`. A few signatures differ from the stages' ones:
-# `handle_line` gets the notifications apart from the methods, and `call_tool` gets the session
-# and the declarations.
+# `is_modern`, `revision`, `exact`, `rows`, `tool_result`) and `main`. A few signatures differ from
+# the stages' ones: `handle_message` and `handle_line` get `route(method, params)` (it returns the
+# request's handler, `None` for a method not served, or raises `RpcError`) and the notifications
+# apart; `route` gets the session, the method, the params and the legacy `methods`; `call_tool`
+# gets the session and the declarations.
 #
-# Here is a session with the finished server: the handshake, a call, and a `limit` out of range,
-# which under 2025-11-25 is a tool execution error.
+# Here is how the official MCP SDK's client (Python, version 2.3) opens a connection to the
+# finished server in its default mode: these are its first three requests, recorded on the wire
+# from a real run, with the server's replies (the tool list shortened). It probes with
+# `server/discover`, as the spec asks of a client that speaks both eras (Transports > stdio,
+# Backward Compatibility); a `DiscoverResult` tells it the server is modern, and from then on
+# every request carries the envelope and every result `resultType`:
+#
+# ```text
+# $ python3 my_server.py
+# -> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":false}},"instructions":"A read-only view of a small shop: orders, customers and products. Money is in cents.","ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"my-shop","title":"My shop server","version":"1.0.0"}}}}
+# -> {"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"count_orders",...}],"ttlMs":300000,"cacheScope":"public"}}
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"isError":false,"structuredContent":{"status":"paid","count":341}}}
+# ```
+#
+# *Before 2026-07-28.* An old client (or the same SDK in its legacy mode) shakes hands instead, and
+# the same server answers it the old way: no envelope, no `resultType`. The handshake, a call, and
+# a `limit` out of range, which under 2025-11-25 is a tool execution error:
 #
 # ```text
 # $ python3 my_server.py
@@ -418,9 +493,10 @@ print(lab.shop_db())
 # <- {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"invalid arguments for list_orders: limit must be at most 100. Check the tool's inputSchema and call again."}],"isError":true}}
 # ```
 #
-# The cell after yours sends four other messages, in a 2025-06-18 session. Predict each reply
-# before you run it: which revision comes back, which ids, which kind of error for each call, and
-# which message gets no reply at all.
+# The cell after yours sends four other messages, in a 2025-06-18 session, then three on a new
+# connection in 2026-07-28. Predict each reply before you run it: which revision comes back, which
+# ids, which kind of error for each call, which results carry `resultType`, and which message gets
+# no reply at all.
 
 # %% solution id=my_server
 %%module my_server
@@ -446,10 +522,17 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-# The revisions this server speaks (stage 03).
+# The revisions this server speaks (stage 03): 2026-07-28 per request, the older ones by handshake.
+MODERN = "2026-07-28"
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+UNSUPPORTED_VERSION = -32022
 LATEST = "2025-11-25"
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_INFO = {"name": "my-shop", "title": "My shop server", "version": "1.0.0"}
+INSTRUCTIONS = "A read-only view of a small shop: orders, customers and products. Money is in cents."
+TTL_MS = 300000  # 2026-07-28 (stage 04): how long a client may keep the tool list and the discover result
 
 
 def log(text):
@@ -516,28 +599,34 @@ def write_frame(stream, message):
 
 # -- 2. Messages: three branches, one error table ------------------------------------------------
 class RpcError(Exception):
-    """A protocol error: raise it in a handler and the reply is a JSON-RPC error."""
+    """A protocol error: raise it in a handler and the reply is a JSON-RPC error (with data, if given)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, data=None):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.data = data
 
 
 def result_reply(id, result):
     return {"jsonrpc": "2.0", "id": id, "result": result}
 
 
-def error_reply(id, code, message):
-    return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
+def error_reply(id, code, message, data=None):
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": id, "error": error}
 
 
 def valid_id(value):
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def handle_message(message, methods, notifications):
-    """The reply to one decoded message, or None when nothing must be sent."""
+def handle_message(message, route, notifications):
+    """The reply to one decoded message, or None when nothing must be sent. ``route(method, params)``
+    returns the handler of a request (a function of its params), None for a method not served, or
+    raises RpcError."""
     ### BEGIN SOLUTION
     if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
         return None  # a response to a request of the other side's: never answered
@@ -556,21 +645,22 @@ def handle_message(message, methods, notifications):
     id = message["id"]
     if not valid_id(id):
         return error_reply(None, INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")
-    if method not in methods:
-        return error_reply(id, METHOD_NOT_FOUND, f"Method not found: {method}")
-    if not isinstance(params, dict):
-        return error_reply(id, INVALID_PARAMS, "Invalid params: params must be an object")
     try:
-        return result_reply(id, methods[method](params))
+        handler = route(method, params)
+        if handler is None:
+            return error_reply(id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        if not isinstance(params, dict):
+            return error_reply(id, INVALID_PARAMS, "Invalid params: params must be an object")
+        return result_reply(id, handler(params))
     except RpcError as exc:
-        return error_reply(id, exc.code, exc.message)
+        return error_reply(id, exc.code, exc.message, exc.data)
     except Exception as exc:
         traceback.print_exc()
         return error_reply(id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
     ### END SOLUTION
 
 
-def handle_line(line, methods, notifications, batches_allowed):
+def handle_line(line, route, notifications, batches_allowed):
     """The reply to one line: a message, a list of them (a batch), or None."""
     ### BEGIN SOLUTION
     try:
@@ -578,17 +668,17 @@ def handle_line(line, methods, notifications, batches_allowed):
     except ValueError as exc:
         return error_reply(None, PARSE_ERROR, f"Parse error: {exc}")
     if not isinstance(message, list):
-        return handle_message(message, methods, notifications)
+        return handle_message(message, route, notifications)
     if not batches_allowed:
         return error_reply(None, INVALID_REQUEST, "Invalid Request: batches exist only in revision 2025-03-26")
     if not message:
         return error_reply(None, INVALID_REQUEST, "Invalid Request: an empty batch")
-    replies = [r for r in (handle_message(m, methods, notifications) for m in message) if r is not None]
+    replies = [r for r in (handle_message(m, route, notifications) for m in message) if r is not None]
     return replies or None  # a batch of notifications gets no reply at all
     ### END SOLUTION
 
 
-# -- 3. The lifecycle ----------------------------------------------------------------------------
+# -- 3. Eras: the 2026-07-28 envelope, and the handshake for old clients ------------------------
 class Session:
     """What one connection has agreed on; before initialize, the latest revision applies."""
 
@@ -596,6 +686,75 @@ class Session:
         self.version = LATEST
         self.initialize_seen = False
         self.initialized = False
+        self.modern = False  # a 2026-07-28 request chose this connection's era
+
+
+def is_modern(params):
+    """Whether a request's params carry the 2026-07-28 envelope (one of its two required keys)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and (PROTOCOL_VERSION in meta or CLIENT_CAPABILITIES in meta)
+
+
+def revision(session, params):
+    """The revision one request is served under: its own in 2026-07-28, else the one negotiated."""
+    return MODERN if is_modern(params) else session.version
+
+
+def read_meta(params):
+    """The version a 2026-07-28 request names, once its _meta is checked (-32602, or -32022 with data)."""
+    ### BEGIN SOLUTION
+    if not isinstance(params, dict) or not isinstance(params.get("_meta"), dict):
+        raise RpcError(INVALID_PARAMS, "Invalid params: a 2026-07-28 request needs params._meta")
+    meta = params["_meta"]
+    version = meta.get(PROTOCOL_VERSION)
+    if not isinstance(version, str):
+        raise RpcError(INVALID_PARAMS, f'Invalid params: params._meta needs the string "{PROTOCOL_VERSION}"')
+    if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):
+        raise RpcError(INVALID_PARAMS, f'Invalid params: params._meta needs the object "{CLIENT_CAPABILITIES}"')
+    if version != MODERN:
+        data = {"supported": [MODERN], "requested": version}
+        raise RpcError(UNSUPPORTED_VERSION, f"Unsupported protocol version: {version[:40]}", data)
+    return version
+    ### END SOLUTION
+
+
+def discover():
+    """The server/discover result: the versions, the capabilities, the caching hints, serverInfo."""
+    ### BEGIN SOLUTION
+    return {
+        "resultType": "complete",
+        "supportedVersions": [MODERN],
+        "capabilities": {"tools": {"listChanged": False}},
+        "instructions": INSTRUCTIONS,
+        "ttlMs": TTL_MS,
+        "cacheScope": "public",
+        "_meta": {SERVER_INFO_KEY: SERVER_INFO},
+    }
+    ### END SOLUTION
+
+
+def route(session, method, params, methods):
+    """The handler that serves one request in its era: None for a method not served, or RpcError."""
+    ### BEGIN SOLUTION
+    if is_modern(params):
+        if session.initialize_seen:
+            raise RpcError(INVALID_REQUEST, "Invalid Request: this connection was initialized; a 2026-07-28 "
+                           "request needs a connection of its own")
+        session.modern = True
+        read_meta(params)
+        if method == "server/discover":
+            handler = lambda params: discover()  # noqa: E731
+        elif method in ("tools/list", "tools/call"):
+            handler = methods[method]
+        else:  # initialize and ping do not exist in 2026-07-28
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method} (2026-07-28 serves server/discover, "
+                           "tools/list and tools/call here)")
+        return lambda params: {"resultType": "complete", **handler(params)}  # every 2026-07-28 result says so
+    if session.modern:
+        raise RpcError(INVALID_PARAMS, "Invalid params: this connection speaks 2026-07-28: every request needs "
+                       "params._meta")
+    return methods.get(method)  # the legacy era: no resultType, ever
+    ### END SOLUTION
 
 
 def initialize(session, params):
@@ -613,7 +772,7 @@ def initialize(session, params):
         "protocolVersion": session.version,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": SERVER_INFO,
-        "instructions": "A read-only view of a small shop: orders, customers and products. Money is in cents.",
+        "instructions": INSTRUCTIONS,
     }
     ### END SOLUTION
 
@@ -741,11 +900,15 @@ def tool_declarations():
 
 
 def list_tools(session, declarations, params):
-    """The tools/list result: one page (any cursor is -32602), no outputSchema before 2025-06-18."""
+    """The tools/list result: one page (any cursor is -32602), no outputSchema before 2025-06-18, the
+    caching hints in 2026-07-28."""
     ### BEGIN SOLUTION
     if "cursor" in params:  # one page holds every tool: no cursor was ever handed out
         raise RpcError(INVALID_PARAMS, "Invalid params: tools/list has a single page (no cursor)")
-    if session.version >= "2025-06-18":
+    version = revision(session, params)
+    if version == MODERN:
+        return {"tools": declarations, "ttlMs": TTL_MS, "cacheScope": "public"}
+    if version >= "2025-06-18":
         return {"tools": declarations}
     return {"tools": [{k: v for k, v in tool.items() if k != "outputSchema"} for tool in declarations]}
     ### END SOLUTION
@@ -875,8 +1038,9 @@ def tool_result(text, is_error):
 
 
 def call_tool(conn, session, declarations, params):
-    """The tools/call result, or RpcError for a protocol error; bad arguments by the session's revision."""
+    """The tools/call result, or RpcError for a protocol error; bad arguments by the request's revision."""
     ### BEGIN SOLUTION
+    version = revision(session, params)
     tool = params.get("name")
     if not isinstance(tool, str) or tool not in TOOLS:
         raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {tool!r}; tools/list shows {', '.join(TOOLS)}")
@@ -889,7 +1053,7 @@ def call_tool(conn, session, declarations, params):
     problems = argument_problems(schema, args)
     if problems:
         text = f"invalid arguments for {tool}: {'; '.join(problems)}"
-        if session.version >= "2025-11-25":  # a tool execution error the model can correct
+        if version >= "2025-11-25":  # a tool execution error the model can correct (2026-07-28 too)
             return tool_result(text + ". Check the tool's inputSchema and call again.", True)
         raise RpcError(INVALID_PARAMS, f"Invalid params: {text}")  # 2025-06-18 and before
     try:
@@ -900,7 +1064,7 @@ def call_tool(conn, session, declarations, params):
         traceback.print_exc()
         return tool_result(f"{tool} failed: {type(exc).__name__}", True)
     result = tool_result(json.dumps(value, ensure_ascii=False), False)
-    if session.version >= "2025-06-18":
+    if version >= "2025-06-18":
         result["structuredContent"] = value
     return result
     ### END SOLUTION
@@ -908,7 +1072,8 @@ def call_tool(conn, session, declarations, params):
 
 # -- The loop ------------------------------------------------------------------------------------
 def make_handlers(session, conn):
-    """(methods, notifications): what this server answers, and what it acts on without answering."""
+    """(methods, notifications): what this server answers in the legacy era (route picks from them in
+    2026-07-28), and what it acts on without answering."""
     ### BEGIN SOLUTION
     declarations = tool_declarations()
 
@@ -932,13 +1097,17 @@ def serve(stdin, stdout, conn):
     ### BEGIN SOLUTION
     session = Session()
     methods, notifications = make_handlers(session, conn)
+
+    def serving(method, params):
+        return route(session, method, params, methods)
+
     while True:
         line = read_frame(stdin)
         if line is None:
             return 0
         if not line.strip():
             continue
-        reply = handle_line(line, methods, notifications, session.version == "2025-03-26")
+        reply = handle_line(line, serving, notifications, session.version == "2025-03-26")
         if reply is not None:
             write_frame(stdout, reply)
     ### END SOLUTION
@@ -972,6 +1141,16 @@ lab.watch(
         lab.request("tools/call", id=0, params={"name": "list_orders", "arguments": {"limit": 500}}),
     ],
 )
+# A new connection, the 2026-07-28 way: a call with the envelope, a ping (removed in 2026-07-28), and
+# a call whose envelope names a version your server does not serve.
+lab.watch(
+    lab.program("my_server"),
+    [
+        lab.modern("tools/call", id=1, params={"name": "list_orders", "arguments": {"limit": 500}}),
+        lab.modern("ping", id=2),
+        lab.modern("tools/call", id=3, params={"name": "count_orders"}, protocolVersion="2099-01-01"),
+    ],
+)
 
 # %% [markdown] id=capstone-terminal
 # ### From a terminal
@@ -984,12 +1163,18 @@ lab.watch(
 # mcp-lab check -- python3 my_server.py
 # ```
 #
-# The last line is the summary. A finished server has no failure and no warning; the four skipped
-# checks are for resources and prompts, which this server does not offer:
+# The checker judges every era your server speaks: it probes with `server/discover` and runs a
+# 2026-07-28 session, and it shakes hands in each legacy revision. The line before the last says
+# which eras it found; the last line is the summary. A finished server has no failure and no
+# warning; the eight skipped checks are for what this server does not offer (resources, prompts,
+# subscriptions, tools that ask the user something first):
 #
 # ```text
-# checks: 30 pass, 0 fail, 0 warn, 4 skip (1.0 s, 5 server processes)
+# eras: modern spoken (server/discover answered a result); legacy spoken (initialize got a result); judged: modern, legacy
+# checks: 39 pass, 0 fail, 0 warn, 8 skip (0.4 s, 6 server processes)
 # ```
+#
+# `mcp-lab check --era modern -- python3 my_server.py` (or `--era legacy`) judges one era alone.
 #
 # The MCP Inspector runs the same way. It needs Node.js; `npx` fetches the Inspector the first time
 # (version 2.12.0, the one the graded cell runs: without `@2.12.0` npx may pick an old cached copy,
@@ -1003,12 +1188,15 @@ lab.watch(
 # Without `--cli` it opens its web page, where you can call the tools by hand.
 
 # %% test id=test_own_server_check points=3
-# My_server.py imports the standard library only; mcp-lab check on it: no check fails.
-# Hidden when graded: calls on other arguments, in three revisions, against the reference's answers.
+# My_server.py imports the standard library only; mcp-lab check on it, both eras: no check fails;
+# a call in 2026-07-28 and one in 2025-11-25, resultType in the first only.
+# Hidden when graded: calls on other arguments, in 2026-07-28 and three legacy revisions, against
+# the reference's answers.
 lab.check("test_own_server_check")
 
 # %% test id=test_own_server_sdk points=2
-# The official MCP SDK's client lists your four tools and calls count_orders and get_order.
+# The official MCP SDK's client in its default mode (server/discover, then 2026-07-28) and in its
+# legacy mode (initialize): each lists your four tools and calls count_orders and get_order.
 # Hidden when graded: other calls.
 lab.check("test_own_server_sdk")
 
@@ -1021,14 +1209,17 @@ lab.check("test_own_server_inspector")
 # ### Recall
 #
 # 1. Which line of `my_server.py` decides whether bad arguments are `isError: true` or -32602, and
-#    what does it read to decide?
-# 2. Why does the server read `MCP_LAB_DB` before its default, and why does the Inspector need the
+#    what does it read to decide? Why not the session alone?
+# 2. A tool execution error in 2026-07-28: which `resultType` does its result carry, and which one
+#    does the same error carry in a 2025-11-25 session?
+# 3. Why does the server read `MCP_LAB_DB` before its default, and why does the Inspector need the
 #    default?
-# 3. A `print("ready")` at the top of `main`: which check fails, and where should the line go?
-# 4. What does your server answer to `{"jsonrpc":"2.0","method":"ping"}`, and why?
+# 4. A `print("ready")` at the top of `main`: which check fails, and where should the line go?
+# 5. What does your server answer to `{"jsonrpc":"2.0","method":"ping"}`, and why?
 
 # %% [markdown] id=end
 # ## What you have now
 #
-# An MCP server that a real host can use: it frames, answers, negotiates, lists and calls, and
-# it cannot change the shop. Stage 06 turns around: you write the client.
+# An MCP server that a real host can use, of 2026-07-28 or older: it frames, answers, checks every
+# request's envelope (or shakes hands with an old client), lists and calls, and it cannot change
+# the shop. Stage 06 turns around: you write the client.

@@ -2,12 +2,16 @@
 
 The learner's tools are compared with the reference's on the same database (the reference's
 answers are themselves tested against plain SQL); the hidden cells choose the arguments at random.
-The whole server is then run as a process: a session of calls that must leave the database
-byte-identical, the official SDK client, and every check of ``mcp-lab check``.
+``call_tool`` answers by the revision a request is served under: ``resultType`` on every result of
+MCP 2026-07-28, never on a legacy one. The whole server is then run as a process: a session of
+calls that must leave the database byte-identical, the official SDK client in its default mode
+(2026-07-28 on the wire), and every check of ``mcp-lab check`` in both eras.
 
-The capstone, ``my_server.py``, is the learner's own server from end to end: standard library only
-(its text is read first), run from a copy that cannot import the reference, and graded by the whole
-checker, the SDK client and the MCP Inspector's CLI (Node.js; the corpus's pinned copy or npx).
+The capstone, ``my_server.py``, is the learner's own server from end to end, in both eras:
+standard library only (its text is read first), run from a copy that cannot import the reference,
+and graded by the whole checker (both eras judged, whatever the server speaks), raw sessions in
+2026-07-28 and the legacy revisions, the SDK client in its default and its legacy mode, and the MCP
+Inspector's CLI (Node.js; the corpus's pinned copy or npx).
 """
 
 from __future__ import annotations
@@ -35,13 +39,16 @@ from reference.shop import shop_tools
 from reference.tools import ToolError as ReferenceToolError
 
 from ..drive import (
+    CHECK_CALL_TIMEOUT,
+    REPLY_TIMEOUT,
     Server,
+    answers_a_tool_call,
     expect_checks,
-    graded_check,
     initialize,
+    modern,
     notification,
     request,
-    sdk_session,
+    sdk_client,
 )
 from ..expect import Failure, equal, followed_rule, not_written, outcome, same_json, show
 from ..pysource import parse as parse_source
@@ -78,7 +85,8 @@ _tool_cell("search_products", 'mug, "100%", a non-ASCII query, no match')
 @public(
     "05",
     "test_call_tool",
-    "call_tool: protocol errors, tool execution errors, structuredContent by revision; a tool that crashes",
+    "call_tool: protocol errors, tool execution errors, structuredContent and resultType by revision; a tool "
+    "that crashes",
 )
 def call_tool_cell(work: Work) -> None:
     check_call_tool(work)
@@ -90,12 +98,12 @@ def read_only_cell(work: Work) -> None:
     check_read_only(work, work.program("shop_server"))
 
 
-@public("05", "test_sdk_client", "the official MCP SDK's client lists your tools and calls count_orders")
+@public("05", "test_sdk_client", "the official MCP SDK's client (default mode: 2026-07-28) calls count_orders")
 def sdk_client_cell(work: Work) -> None:
     check_sdk_client(work.program("shop_server"))
 
 
-@public("05", "test_mcp_lab_check", "mcp-lab check on your server: no check fails")
+@public("05", "test_mcp_lab_check", "mcp-lab check on your server, both eras: no check fails")
 def everything_cell(work: Work) -> None:
     check_everything(work.program("shop_server"))
 
@@ -172,6 +180,29 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 
 BAD_ARGUMENTS_2025_06_18 = "arguments that break the inputSchema, in a 2025-06-18 session"
+MODERN = "2026-07-28"
+LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+
+
+def check_result_type(result: Any, version: str, sent: Any) -> None:
+    """A tools/call result under ``version``: ``"resultType": "complete"`` in 2026-07-28 (a finished
+    call, whether it succeeded or failed), none in a legacy revision."""
+    if not isinstance(result, dict):
+        return  # the shape's own check says what is wrong
+    if version == MODERN and result.get("resultType") != "complete":
+        raise Failure(
+            "modern-result-type",
+            'under 2026-07-28 every result carries "resultType": "complete" (a tool execution error too)',
+            sent=show(sent),
+            received=show(result),
+        )
+    if version != MODERN and "resultType" in result:
+        raise Failure(
+            "modern-result-type",
+            f"under {version} (a legacy revision) a result carries no resultType: it exists from 2026-07-28 on",
+            sent=show(sent),
+            received=show(result),
+        )
 
 
 def check_call_tool(work: Work) -> None:
@@ -198,29 +229,36 @@ def check_call_tool(work: Work) -> None:
                     sent=show(params),
                     received=show(got) if error is None else f"{type(error).__name__}: {error}",
                 )
-        for params, what in (
-            ({"name": "get_order", "arguments": {"order_id": "seven"}}, "arguments that break the inputSchema"),
-            ({"name": "list_orders", "arguments": {"limit": 500}}, "a limit out of range"),
-            ({"name": "count_orders", "arguments": {"status": "lost"}}, "an unknown status"),
+        for (params, what), version in zip(
+            (
+                ({"name": "get_order", "arguments": {"order_id": "seven"}}, "arguments that break the inputSchema"),
+                ({"name": "list_orders", "arguments": {"limit": 500}}, "a limit out of range"),
+                ({"name": "count_orders", "arguments": {"status": "lost"}}, "an unknown status"),
+                ({"name": "get_order", "arguments": {"order_id": 999999}}, "an order that does not exist"),
+            ),
+            (MODERN, LATEST, MODERN, LATEST),
+            strict=True,
         ):
-            got, error = run(params, LATEST)
+            got, error = run(params, version)
             if error is not None or not isinstance(got, dict) or got.get("isError") is not True:
                 raise Failure(
                     "tool-error-kind",
-                    f"under 2025-11-25, {what} is a tool execution error: a result with isError: true",
+                    f"under {version}, {what} is a tool execution error: a result with isError: true",
                     sent=show(params),
                     received=show(got) if error is None else f"{type(error).__name__}: {error}",
                 )
             _result_shape(got, params)
             if "structuredContent" in got:
                 raise Failure("structured-output", "an error result carries no structuredContent", received=show(got))
+            check_result_type(got, version, f"call_tool(conn, schemas, {show(params)}, {version!r})")
         params = {"name": "count_orders", "arguments": {"status": "paid"}}
         want, _ = _reference("count_orders", {"status": "paid"})
-        for version in ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"):
+        for version in (MODERN, *LEGACY):
             got, error = run(params, version)
             if error is not None:
                 raise Failure("tools-call-result", f"count_orders raised {type(error).__name__}: {error}")
             _result_shape(got, params)
+            check_result_type(got, version, f"call_tool(conn, schemas, {show(params)}, {version!r})")
             text = got["content"][0].get("text", "")
             if got.get("isError") is not False or not same_json(_json(text), want):
                 raise Failure("tools-call-result", "the text block must hold the tool's JSON", received=show(got))
@@ -339,13 +377,41 @@ def check_read_only(work: Work, argv: list[str]) -> None:
         raise Failure("shop-read-only", "the shop's database file changed during the session")
 
 
+def stays_modern(seen: dict[str, Any], mode: str) -> None:
+    """The SDK's client in its default mode probed with server/discover: it must have stayed on 2026-07-28."""
+    if mode == "auto" and seen.get("version") != MODERN:
+        raise Failure(
+            "discover-result",
+            f"the SDK's client, in its default mode, fell back to the handshake ({seen.get('version')}): its "
+            "server/discover probe did not get a DiscoverResult",
+        )
+
+
+def sdk_modern_rules(argv: list[str], steps: Any, what: str, mode: str) -> Any:
+    """An SDK session (:func:`sdk_client`); the SDK's refusal of a 2026-07-28 result without resultType (its
+    validation error names the field) is a failure of that rule, not of the call."""
+    try:
+        return sdk_client(argv, steps, "tools-call-result", what, mode=mode)
+    except Failure as failure:
+        if "resultType" not in failure.summary or failure.check == "modern-result-type":
+            raise
+        raise Failure(
+            "modern-result-type",
+            'the SDK client refused a 2026-07-28 result without "resultType": "complete"',
+            received=failure.summary,
+            stderr=failure.details.get("stderr", ""),
+        ) from None
+
+
 def check_sdk_client(argv: list[str]) -> None:
     async def steps(client: Any) -> dict[str, Any]:
         tools = await client.list_tools()
         result = await client.call_tool("count_orders", {"status": "shipped"})
-        return {"tools": tools, "result": result}
+        return {"version": client.protocol_version, "tools": tools, "result": result}
 
-    seen = sdk_session(argv, steps, "tools-call-result", "list the tools and call count_orders")
+    what = "list the tools and call count_orders"
+    seen = sdk_modern_rules(argv, steps, what, "auto")
+    stays_modern(seen, "auto")
     names = sorted(t.name for t in seen["tools"].tools)
     if names != sorted(["count_orders", "list_orders", "get_order", "search_products"]):
         raise Failure("tools-list", "the SDK client sees other tools than the shop's four", received=show(names))
@@ -361,10 +427,10 @@ def check_sdk_client(argv: list[str]) -> None:
 
 
 def check_everything(argv: list[str]) -> None:
-    """Every check of mcp-lab check, on the learner's whole server: none may fail."""
-    from grader.checker.catalogue import CHECKS
+    """Every check of mcp-lab check, both eras, on the learner's whole server: none may fail."""
+    from grader.checker.catalogue import CHECKS, MODERN_CHECKS
 
-    expect_checks(argv, list(CHECKS))
+    expect_checks(argv, [*CHECKS, *MODERN_CHECKS])
 
 
 # -- The capstone: your own server, my_server.py ------------------------------------------------------
@@ -454,9 +520,14 @@ def written(argv: list[str]) -> None:
 
 
 def check_whole_server(argv: list[str]) -> None:
-    """``mcp-lab check`` on the whole server: no check fails. A failure names the first check that
-    fails on its own (not because another one did), with its evidence."""
-    failing = [r for r in graded_check(argv).results if r.status == "fail"]
+    """``mcp-lab check`` on the whole server, both eras judged (a server that speaks only one fails the
+    other's checks): no check fails. A failure names the first check that fails on its own (not
+    because another one did), with its evidence."""
+    from grader.checker.check import run_check
+
+    answers_a_tool_call(argv, REPLY_TIMEOUT)
+    report = run_check(list(argv), timeout=REPLY_TIMEOUT, call_timeout=CHECK_CALL_TIMEOUT, era="both")
+    failing = [r for r in report.results if r.status == "fail"]
     if not failing:
         return
     first = next((r for r in failing if not r.caused_by), failing[0])
@@ -508,7 +579,12 @@ def check_call_result(result: Any, call: Call, version: str, sent: Any) -> None:
 
 def check_own_calls(argv: list[str], version: str, calls: list[Call], ids: list[Any]) -> None:
     """A session on ``version`` (ids: the initialize's, then each call's): the revision echoed, every
-    call answered as the reference answers it (what mcp-lab check asks of a few calls, on others)."""
+    call answered as the reference answers it (what mcp-lab check asks of a few calls, on others),
+    and no resultType (a legacy revision's results never carry one). Under 2026-07-28, no handshake:
+    each call carries the envelope, and its result ``"resultType": "complete"``."""
+    if version == MODERN:
+        check_own_modern_calls(argv, calls, ids[1:])
+        return
     with Server(argv) as server:
         init = initialize(version, id=ids[0])
         reply = server.expect(init, {"jsonrpc": "2.0", "id": ids[0]}, "initialize-result")
@@ -522,22 +598,51 @@ def check_own_calls(argv: list[str], version: str, calls: list[Call], ids: list[
                 what = f"{call[0]} answers with a result"
                 raise Failure("tools-call-result", what, sent=show(sent), received=show(reply))
             check_call_result(reply["result"], call, version, sent)
+            check_result_type(reply["result"], version, sent)
+
+
+def check_own_modern_calls(argv: list[str], calls: list[Call], ids: list[Any]) -> None:
+    """A 2026-07-28 connection: every call with the envelope, no initialize; each answered as the
+    reference answers it, with ``"resultType": "complete"``."""
+    with Server(argv) as server:
+        for call, id in zip(calls, ids, strict=True):
+            sent = modern("tools/call", id=id, params={"name": call[0], "arguments": call[1]})
+            reply = server.expect(sent, {"jsonrpc": "2.0", "id": id}, "tools-call-result")
+            if "result" not in reply:
+                what = f"{call[0]} with the 2026-07-28 envelope answers with a result"
+                raise Failure("tools-call-result", what, sent=show(sent), received=show(reply))
+            check_result_type(reply["result"], MODERN, sent)
+            check_call_result(reply["result"], call, MODERN, sent)
+
+
+def check_own_eras(argv: list[str]) -> None:
+    """One call in 2026-07-28 and one in 2025-11-25, each on a connection of its own."""
+    call: Call = ("count_orders", {"status": "paid"})
+    check_own_calls(argv, MODERN, [call], [None, 1])
+    check_own_calls(argv, LATEST, [call], [1, 2])
 
 
 def check_own_sdk(argv: list[str], calls: list[Call]) -> None:
-    """The official SDK client lists the four tools and makes ``calls``: the answers are the reference's."""
+    """The official SDK client, in its default mode (server/discover, then 2026-07-28) and in its
+    legacy mode (initialize), lists the four tools and makes ``calls``: the answers are the reference's."""
 
     async def steps(client: Any) -> dict[str, Any]:
         tools = await client.list_tools()
-        return {"tools": tools, "results": [await client.call_tool(tool, arguments) for tool, arguments in calls]}
+        results = [await client.call_tool(tool, arguments) for tool, arguments in calls]
+        return {"version": client.protocol_version, "tools": tools, "results": results}
 
-    seen = sdk_session(argv, steps, "tools-call-result", f"list the tools and call {', '.join(c[0] for c in calls)}")
-    names = sorted(t.name for t in seen["tools"].tools)
-    if names != sorted(SHOP_TOOLS):
-        raise Failure("tools-list", "the SDK client sees other tools than the shop's four", received=show(names))
-    for call, result in zip(calls, seen["results"], strict=True):
-        received = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        check_call_result(received, call, LATEST, f"(the SDK client) call_tool{(call[0], call[1])}")
+    what = f"list the tools and call {', '.join(c[0] for c in calls)}"
+    for mode in ("auto", "legacy"):
+        seen = sdk_modern_rules(argv, steps, what, mode)
+        stays_modern(seen, mode)
+        names = sorted(t.name for t in seen["tools"].tools)
+        if names != sorted(SHOP_TOOLS):
+            what = f"the SDK client ({mode} mode) sees other tools than the shop's four"
+            raise Failure("tools-list", what, received=show(names))
+        for call, result in zip(calls, seen["results"], strict=True):
+            received = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            shown = f"(the SDK client, {mode} mode) call_tool{(call[0], call[1])}"
+            check_call_result(received, call, LATEST, shown)
 
 
 # -- The MCP Inspector's CLI ------------------------------------------------------------------------
@@ -673,13 +778,18 @@ def check_inspector(work: Work, argv: list[str], calls: list[Call], list_tools: 
         check_call_result(result, call, LATEST, " ".join(["mcp-inspector --cli python3 my_server.py", *method]))
 
 
-@public("05", "test_own_server_check", "my_server.py: the standard library only, and mcp-lab check finds no failure")
+@public(
+    "05",
+    "test_own_server_check",
+    "my_server.py: the standard library only; mcp-lab check, both eras, finds no failure; resultType by era",
+)
 def own_server_check_cell(work: Work) -> None:
     with own_server(work) as argv:
         check_whole_server(argv)
+        check_own_eras(argv)
 
 
-@public("05", "test_own_server_sdk", "the official MCP SDK's client lists your four tools and calls two")
+@public("05", "test_own_server_sdk", "the official MCP SDK's client, default and legacy mode: four tools, two calls")
 def own_server_sdk_cell(work: Work) -> None:
     with own_server(work) as argv:
         check_own_sdk(argv, [("count_orders", {"status": "shipped"}), ("get_order", {"order_id": 7})])

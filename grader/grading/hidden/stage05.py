@@ -27,9 +27,10 @@ def _calls(rng: random.Random, count: int) -> list[s.Call]:
 
 @hidden("05", "test_own_server_check")
 def own_server_calls(work: Work, rng: random.Random) -> None:
-    """A session per revision with a structured result and without, and with either kind of bad arguments."""
+    """A session per revision with a structured result and without, and with either kind of bad arguments:
+    2026-07-28 (the envelope on every call, resultType on every result) and three legacy revisions."""
     with s.own_server(work) as argv:
-        for version in ("2025-11-25", "2025-06-18", "2025-03-26"):
+        for version in (s.MODERN, "2025-11-25", "2025-06-18", "2025-03-26"):
             calls = _calls(rng, 3)
             s.check_own_calls(argv, version, calls, [fresh_id(rng) for _ in range(len(calls) + 1)])
 
