@@ -692,6 +692,8 @@ def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call], mode: str =
             stderr=bridge.stderr_tail(),
         )
     if mode == "auto" and MODERN not in box["versions"][-1:]:
+        # Why it fell back, in the words of the rule broken: the discover it sent, sent again by us.
+        ModernClient(bridge, token).served(modern_message("server/discover", "sdk-discover"), "http-modern-status")
         raise Failure(
             "http-modern-status",
             f"the SDK client (mode='auto') fell back to the initialize handshake: your server did not serve "
