@@ -318,7 +318,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
         server = self.server.shop.server("http")  # no session: nothing of one request reaches another
         with self.server.lock:
-            reply = server.handle_line(body)
+            reply = server.handle_line(body)  # this request's Server, dropped after it
         status = modern_status(reply)
         if status == 202:
             self.reply(202)
