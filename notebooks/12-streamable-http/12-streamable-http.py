@@ -678,8 +678,8 @@ lab.check("test_post")
 # > When rejecting a request due to header validation failure, servers **MUST** return HTTP status
 # > `400 Bad Request` and **MUST** include a JSON-RPC error response
 #
-# with the code `-32020`, `HeaderMismatch`. A header that is missing is refused the same way. The error carries the request's id: the body
-# was read, and it is that request which is refused.
+# with the code `-32020`, `HeaderMismatch`. A header that is missing is refused the same way. The
+# error carries the request's id: the body was read, and it is that request which is refused.
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -764,7 +764,8 @@ lab.check("test_headers")
 # guard. A page on `evil.example` makes its own name resolve to `127.0.0.1`. To the browser, the
 # page then talks to its own origin, and the requests land on your server. One thing gives it
 # away: the browser marks every such request with the page's origin, `Origin: http://evil.example`.
-# The spec turns that into a MUST (MCP 2026-07-28, Transports > Streamable HTTP > Security & Endpoint):
+# The spec turns that into a MUST (MCP 2026-07-28, Transports > Streamable HTTP > Security &
+# Endpoint):
 #
 # > Servers **MUST** validate the `Origin` header on all incoming connections to prevent DNS
 # > rebinding attacks
@@ -1190,7 +1191,8 @@ lab.check("test_auth")
 # - `begin_session(server)`: a new id from `secrets.token_hex(16)`, the server kept under it;
 #   return the id. `do_POST` calls it only when the initialize succeeded, and puts the id in the
 #   response's headers.
-# - `end_session()`: DELETE. A 2026-07-28 one: 405 (part 1). No id: 400; an id not in the table: 404; else remove it, 204.
+# - `end_session()`: DELETE. A 2026-07-28 one: 405 (part 1). No id: 400; an id not in the table:
+#   404; else remove it, 204.
 # - `version_ok(version)`: `True` for a revision in `SUPPORTED`, else 400 and `False`.
 #
 # Several threads serve requests at once: take `self.server.lock` around every use of
@@ -1214,7 +1216,8 @@ with lab.serve_http("mcp_http") as url:
 
 # %% test id=test_sessions points=2
 # Older clients: answers (200, 202, 400, GET 405); Mcp-Session-Id issued at initialize, then
-# required (400, 404, DELETE), one Server each; MCP-Protocol-Version (400 for a revision not supported).
+# required (400, 404, DELETE), one Server each; MCP-Protocol-Version (400 for a revision not
+# supported).
 # Hidden when graded: other ids, tool calls, session ids, revisions and versions.
 lab.check("test_sessions")
 
