@@ -454,7 +454,36 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "        elif isinstance",
             "        if isinstance",
         ),
-        {"test_post", "test_mcp_lab_check"},
+        {"test_sessions", "test_mcp_lab_check"},  # an older client's notification (part 6's answer)
+    ),
+    (
+        "12-streamable-http",
+        "an Mcp-Method header not checked against the body",
+        (
+            '    if method.strip() != message.get("method"):\n',
+            "    if False:\n",
+        ),
+        {"test_headers", "test_mcp_lab_check"},
+    ),
+    (
+        "12-streamable-http",
+        "a session id still required in 2026-07-28",
+        (
+            '        server = self.server.shop.server("http")  # no session: nothing of one request reaches another\n',
+            "        found = self.session_for(message)\n        if found is None:\n            return\n"
+            "        server = found[0]\n",
+        ),
+        {"test_post", "test_headers", "test_sdk_client"},
+    ),
+    (
+        "12-streamable-http",
+        "a GET answered with a stream in 2026-07-28",
+        (
+            "            self.fail(405, "
+            'f"Method Not Allowed: {MODERN} sends every message as a POST", {"Allow": "POST"})\n',
+            '            self.reply(200, b": listening\\n\\n", SSE_TYPE)\n',
+        ),
+        {"test_post"},
     ),
     (
         "12-streamable-http",
@@ -557,6 +586,9 @@ RULES: dict[str, str] = {
     "a 401 without WWW-Authenticate": "http-auth",
     "an SSE event without its blank line": "http-sse",
     "a 204 sent with Content-Length": "http-session",
+    "an Mcp-Method header not checked against the body": "http-modern-headers",
+    "a session id still required in 2026-07-28": "http-modern-no-session",
+    "a GET answered with a stream in 2026-07-28": "http-modern-status",
 }
 # The checker sees a protocol error for an unknown status as a wrong answer of the shop's (its contract
 # says an unknown status is an isError result): the same evidence, the shop contract's rule.

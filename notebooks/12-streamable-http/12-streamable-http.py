@@ -5,20 +5,21 @@ Stage 12 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # Until now a host started your server as its own child and spoke to it through two pipes. Nobody
 # else could reach it. MCP has a second transport for a server that lives on its own, maybe on
-# another machine, and serves many clients. The spec (MCP 2025-11-25, Transports > Streamable HTTP):
+# another machine, and serves many clients. The spec (MCP 2026-07-28, Transports > Streamable HTTP):
 #
 # > In the **Streamable HTTP** transport, the server operates as an independent process that can
-# > handle multiple client connections. This transport uses HTTP POST and GET requests.
+# > handle multiple client connections.
 #
-# The messages do not change: the same `initialize`, the same `tools/call`, the same ids. What
-# changes is everything around them. A message now travels in an HTTP request. The server must tell
-# its clients apart, and anyone who can reach the port can knock: another program on the machine,
-# or a web page in the user's own browser.
+# The messages do not change: the same `tools/call`, the same `_meta` envelope of stage 03, the
+# same ids. What changes is everything around them. A message now travels in an HTTP request,
+# proxies and gateways stand between the client and the server, and anyone who can reach the port
+# can knock: another program on the machine, or a web page in the user's own browser.
 #
 # In this stage you write that transport, `mcp_http.py`: an HTTP server, made with Python's
-# `http.server`, in front of the course's finished dispatcher. At the end the checker
-# (`mcp-lab check --url`), the official SDK's HTTP client and the MCP Inspector use it, with a
-# token.
+# `http.server`, in front of the course's finished dispatcher. It speaks 2026-07-28 first (one
+# POST per message, no session), and, for the clients that still send `initialize`, the sessions
+# of the revisions before it. At the end the checker (`mcp-lab check --url`), the official SDK's
+# HTTP client (in both eras) and the MCP Inspector use it, with a token.
 
 # %% setup id=setup
 from grader.course import lab
@@ -29,26 +30,26 @@ lab.setup("12")
 # ## 0. What you are given
 #
 # The dispatcher is the course's: `open_shop(shared=True).server("http")` makes a
-# `reference.server.Server`, the finished server of stages 03 to 10 (lifecycle, tools, resources,
+# `reference.server.Server`, the finished server of stages 03 to 10 (both eras, tools, resources,
 # prompts) without a transport. `server.handle_line(body)` takes one message's bytes and returns
-# the reply (a dict), or `None` when nothing is owed, exactly as on stdio. One `Server` is one
-# session: it remembers its negotiated revision and its client's name.
+# the reply (a dict), or `None` when nothing is owed, exactly as on stdio.
 #
 # The cell below is the whole file. The parts already written are plumbing that `http.server`
 # needs and that is not MCP:
 #
 # - `make_server(address, token)` builds a `ThreadingHTTPServer` (a thread per connection) and
-#   hangs the shop, a table of sessions, a lock and the token on it. It does not start serving:
-#   `main()` calls `serve_forever()`, and so do the checks. Port 0 means any free port.
+#   hangs the shop, a table of sessions (part 6), a lock and the token on it. It does not start
+#   serving: `main()` calls `serve_forever()`, and so do the checks. Port 0 means any free port.
 # - `Handler` is a `BaseHTTPRequestHandler`: `http.server` calls `do_POST`, `do_GET` or
 #   `do_DELETE` for each request, with the request line in `self.path` and the headers in
-#   `self.headers` (`self.headers.get("Origin")` is `None` when there is none).
+#   `self.headers` (`self.headers.get("Origin")` is `None` when there is none; names are read in
+#   any case).
 # - `reply(status, body, content_type, headers)` writes one response with its `Content-Length`;
 #   `fail(status, text)` writes an HTTP error whose body is a JSON-RPC error without an id.
 # - `admitted()` runs first for every request: the Origin (part 3), the token (part 5), the path.
-# - `do_POST` reads the body and routes it: `session_for` finds the session (part 2),
-#   `version_ok` checks the revision header (part 2), the session's `Server` handles the message,
-#   `begin_session` registers a new session (part 2), and `answer` writes the response (part 1).
+# - `do_POST` reads the body and asks `is_modern(...)` which era it belongs to: a 2026-07-28 POST
+#   goes to `post_modern` (parts 1 and 2); any other to the sessions of part 6.
+# - `decode_value(value)` reads a header value written as `=?base64?...?=` (part 2).
 #
 # You write the methods and functions marked `YOUR CODE HERE`, one part at a time. Each part below
 # says which ones, quotes the rule, shows the reference server doing it, and has a cell to try
@@ -56,10 +57,13 @@ lab.setup("12")
 
 # %% solution id=mcp_http
 %%module mcp_http
-# mcp_http.py: the shop's MCP server over Streamable HTTP (MCP 2025-11-25), standard library only.
-# The messages are the course's dispatcher's (one reference.server.Server per session); the transport
-# is yours: parts 1 to 5 of the lesson, one method or function at a time.
+# mcp_http.py: the shop's MCP server over Streamable HTTP, standard library only. MCP 2026-07-28
+# first: one POST per message, no session, the request metadata headers checked against the body;
+# then the sessions of 2025-11-25 for older clients. The messages are the course's dispatcher's
+# (reference.server.Server); the transport is yours: parts 1 to 6 of the lesson.
 
+import base64
+import binascii
 import hmac
 import json
 import secrets
@@ -72,13 +76,19 @@ from reference.lifecycle import SUPPORTED
 from reference.server import open_shop
 
 ENDPOINT = "/mcp"
-SESSION_HEADER = "Mcp-Session-Id"
+MODERN = "2026-07-28"
 VERSION_HEADER = "MCP-Protocol-Version"
+METHOD_HEADER = "Mcp-Method"
+NAME_HEADER = "Mcp-Name"
+SESSION_HEADER = "Mcp-Session-Id"
+PROTOCOL_KEY = "io.modelcontextprotocol/protocolVersion"  # the version in a 2026-07-28 request's _meta
+NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
 JSON_TYPE = "application/json"
 SSE_TYPE = "text/event-stream"
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 MAX_BODY = 1 << 20  # bytes of one message, as for one stdio line
-INVALID_REQUEST, PARSE_ERROR = -32600, -32700
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION = -32020, -32021, -32022
 
 
 def log(text):
@@ -92,6 +102,16 @@ def encode(message):
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def is_modern(version, message):
+    """Whether a POST is a 2026-07-28 one: its MCP-Protocol-Version says so, or its body's _meta names a
+    version. Anything else is an older client's, served with sessions (part 6)."""
+    if version is not None and version.strip() == MODERN:
+        return True
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_KEY in meta
+
+
 def is_initialize(message):
     return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
 
@@ -100,6 +120,62 @@ def accepts_only_sse(accept):
     """Whether an Accept header lists text/event-stream but neither application/json nor */*."""
     kinds = {part.split(";")[0].strip().lower() for part in (accept or "*/*").split(",")}
     return SSE_TYPE in kinds and not kinds & {JSON_TYPE, "application/*", "*/*"}
+
+
+def decode_value(value):
+    """A header value as the body value it repeats: =?base64?...?= decoded (UTF-8 in Base64), any other
+    value as it is; None for a broken =?base64?...?=, which repeats no value."""
+    if not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    try:
+        return base64.b64decode(value[len("=?base64?") : -len("?=")], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+# -- 1. One POST per message ------------------------------------------------------------------------
+def modern_status(reply):
+    """The HTTP status of a 2026-07-28 POST's response, from the dispatcher's reply (None: nothing owed)."""
+    ### BEGIN SOLUTION
+    if reply is None:
+        return 202
+    code = reply.get("error", {}).get("code") if isinstance(reply.get("error"), dict) else None
+    if code == METHOD_NOT_FOUND:
+        return 404
+    if code in (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION):
+        return 400
+    return 200
+    ### END SOLUTION
+
+
+# -- 2. The request metadata headers ----------------------------------------------------------------
+def header_problem(headers, message):
+    """What is wrong with a 2026-07-28 request's MCP-Protocol-Version, Mcp-Method and Mcp-Name against
+    its body (a sentence), or None when each is there and says what the body says."""
+    ### BEGIN SOLUTION
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    version = headers.get(VERSION_HEADER)
+    if version is None:
+        return f"no {VERSION_HEADER} header: every POST needs it, equal to _meta's {PROTOCOL_KEY}"
+    if version.strip() != meta.get(PROTOCOL_KEY):
+        return f"{VERSION_HEADER} is {version.strip()!r} but the body's _meta says {meta.get(PROTOCOL_KEY)!r}"
+    method = headers.get(METHOD_HEADER)
+    if method is None:
+        return f"no {METHOD_HEADER} header: every request needs it, equal to the body's method"
+    if method.strip() != message.get("method"):
+        return f"{METHOD_HEADER} is {method.strip()!r} but the body's method is {message.get('method')!r}"
+    field = NAMED_BY.get(message.get("method"))
+    target = params.get(field) if field is not None else None
+    if not isinstance(target, str):
+        return None  # nothing to name
+    name = headers.get(NAME_HEADER)
+    if name is None:
+        return f"no {NAME_HEADER} header: a {message['method']} request names its params.{field} there"
+    if decode_value(name.strip()) != target:
+        return f"{NAME_HEADER} is {name.strip()!r} but the body's params.{field} is {target!r}"
+    return None
+    ### END SOLUTION
 
 
 # -- 3. Origin --------------------------------------------------------------------------------------
@@ -203,19 +279,22 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self.fail(400, f"Parse error: {exc}", code=PARSE_ERROR)
             return
-        found = self.session_for(message)  # part 2; None: answered 400 or 404 already
+        if is_modern(self.headers.get(VERSION_HEADER), message):
+            self.post_modern(body, message)  # parts 1 and 2
+            return
+        found = self.session_for(message)  # part 6; None: answered 400 or 404 already
         if found is None:
             return
         server, new = found
         version = self.headers.get(VERSION_HEADER)
-        if version is not None and not self.version_ok(version):  # part 2; False: answered 400
+        if version is not None and not self.version_ok(version):  # part 6; False: answered 400
             return
         with self.server.lock:  # the shop's connection serves one message at a time
             reply = server.handle_line(body)
         headers = {}
         if new and isinstance(reply, dict) and "result" in reply:
-            headers[SESSION_HEADER] = self.begin_session(server)  # part 2
-        self.answer(reply, headers)  # part 1
+            headers[SESSION_HEADER] = self.begin_session(server)  # part 6
+        self.answer(reply, headers)  # part 6
 
     def do_GET(self):
         if self.admitted():
@@ -223,9 +302,44 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self):
         if self.admitted():
-            self.end_session()  # part 2
+            self.end_session()  # part 6
 
-    # -- 1. POST in, the answer out ---------------------------------------------------------------------
+    # -- 1. One POST per message, no session ------------------------------------------------------------
+    def post_modern(self, body, message):
+        """A 2026-07-28 POST: its headers checked against its body (a request's), then a Server of its
+        own, for this request alone; its reply with modern_status's status, and never a session id."""
+        ### BEGIN SOLUTION
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            problem = header_problem(self.headers, message)  # part 2
+            if problem is not None:
+                log(f"POST {ENDPOINT}: 400 Header mismatch: {problem}")
+                error = {"code": HEADER_MISMATCH, "message": f"Header mismatch: {problem}"}
+                self.reply(400, encode({"jsonrpc": "2.0", "id": message["id"], "error": error}), JSON_TYPE)
+                return
+        server = self.server.shop.server("http")  # no session: nothing of one request reaches another
+        with self.server.lock:
+            reply = server.handle_line(body)  # this request's Server, dropped after it
+        status = modern_status(reply)
+        if status == 202:
+            self.reply(202)
+        elif status == 200 and accepts_only_sse(self.headers.get("Accept")):
+            self.send_sse(reply, {})  # part 4
+        else:
+            self.reply(status, encode(reply), JSON_TYPE)
+        ### END SOLUTION
+
+    def get(self):
+        """GET: no stream here. 2026-07-28 has none (405, Allow: POST); for an older client, this server
+        sends no messages of its own, so it offers none either (405, Allow: POST, DELETE)."""
+        ### BEGIN SOLUTION
+        if is_modern(self.headers.get(VERSION_HEADER), None):
+            self.fail(405, f"Method Not Allowed: {MODERN} sends every message as a POST", {"Allow": "POST"})
+            return
+        self.fail(405, "Method Not Allowed: this server sends no messages of its own; POST yours",
+                  {"Allow": "POST, DELETE"})
+        ### END SOLUTION
+
+    # -- 6. Older clients: sessions ---------------------------------------------------------------------
     def answer(self, reply, headers):
         """The response to a POST, from the dispatcher's reply (None when nothing is owed);
         ``headers``: more headers to send (the new session's id)."""
@@ -240,14 +354,6 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, encode(reply), JSON_TYPE, headers)
         ### END SOLUTION
 
-    def get(self):
-        """GET: this server sends no messages of its own, so it offers no stream to listen on."""
-        ### BEGIN SOLUTION
-        self.fail(405, "Method Not Allowed: this server sends no messages of its own; POST yours",
-                  {"Allow": "POST, DELETE"})
-        ### END SOLUTION
-
-    # -- 2. Sessions ------------------------------------------------------------------------------------
     def session_for(self, message):
         """(server, new) for this POST, or None once answered 400 (no id) or 404 (an unknown id)."""
         ### BEGIN SOLUTION
@@ -275,8 +381,12 @@ class Handler(BaseHTTPRequestHandler):
         ### END SOLUTION
 
     def end_session(self):
-        """DELETE: 204 once the session is gone; 400 without an id, 404 for an unknown one."""
+        """DELETE: 405 in 2026-07-28 (no session to end); for an older client, 204 once the session is
+        gone, 400 without an id, 404 for an unknown one."""
         ### BEGIN SOLUTION
+        if is_modern(self.headers.get(VERSION_HEADER), None):
+            self.fail(405, f"Method Not Allowed: {MODERN} has no session to end", {"Allow": "POST"})
+            return
         session_id = self.headers.get(SESSION_HEADER)
         if session_id is None:
             self.fail(400, f"Bad Request: DELETE needs the {SESSION_HEADER} of the session to end")
@@ -333,10 +443,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def make_server(address, token=None):
-    """The HTTP server on ``address`` (not serving yet): the shop, the sessions, the token on it."""
+    """The HTTP server on ``address`` (not serving yet): the shop, the sessions (part 6), the token on it."""
     httpd = ThreadingHTTPServer(address, Handler)
     httpd.daemon_threads = True
-    httpd.shop = open_shop(shared=True)  # the course's dispatcher: one Server per session
+    httpd.shop = open_shop(shared=True)  # the course's dispatcher: one Server per request, or per session
     httpd.sessions = {}  # session id -> that session's Server
     httpd.lock = threading.Lock()
     httpd.token = token  # None: no token needed
@@ -360,39 +470,27 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv))
 
 # %% [markdown] id=post
-# ## 1. One endpoint: POST in, the answer out
+# ## 1. One POST per message, and no session
 #
-# One URL carries everything (Transports > Streamable HTTP):
+# One URL carries everything. The spec (MCP 2026-07-28, Transports > Streamable HTTP):
 #
 # > The server **MUST** provide a single HTTP endpoint path (hereafter referred to as the **MCP
-# > endpoint**) that supports both POST and GET methods.
+# > endpoint**) that supports POST.
 #
 # > Every JSON-RPC message sent from the client **MUST** be a new HTTP POST request to the MCP
 # > endpoint.
 #
 # So one message is one POST, and the HTTP response carries what the server owes for it. A
-# request is owed its response:
+# request is owed its response, in the body:
 #
-# > If the input is a JSON-RPC _request_, the server **MUST** either return
-# > `Content-Type: text/event-stream`, to initiate an SSE stream, or `Content-Type:
-# > application/json`, to return one JSON object.
+# > If the body is a JSON-RPC _request_, the server **MUST** return either `Content-Type:
+# > application/json` (a single JSON object) or `Content-Type: text/event-stream` (an SSE response
+# > stream).
 #
-# A notification, or a response the client sends back, is owed nothing. On stdio "nothing" meant
-# writing no line. HTTP has no silence: every request gets a response. So the spec gives it one
-# with nothing in it:
-#
-# > If the input is a JSON-RPC _response_ or _notification_: If the server accepts the input, the
-# > server **MUST** return HTTP status code 202 Accepted with no body.
-#
-# And a body that is no message at all gets an HTTP error:
-#
-# > If the server cannot accept the input, it **MUST** return an HTTP error status code (e.g., 400
-# > Bad Request). The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
-# > `id`.
-#
-# Here is the course's reference server doing all four. The initialize gets its result as JSON
-# (the `Mcp-Session-Id` in it is part 2's), the notification a bare 202, the broken body a 400,
-# and a GET a 405 (below):
+# Here is the course's reference server answering a `tools/call`. The request is the one you
+# built in stage 03: its version and capabilities ride in `params._meta`, so the server needs
+# nothing from an earlier request to serve it. The three headers after the content types are
+# part 2's.
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -401,51 +499,100 @@ if __name__ == "__main__":
 # Host: 127.0.0.1:8000
 # Content-Type: application/json
 # Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: tools/call
+# Mcp-Name: count_orders
 #
-# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+# {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 #
 # HTTP/1.1 200 OK
 # Content-Type: application/json
-# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
 #
-# {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},...},"serverInfo":{"name":"mcp-wire-lab-shop",...},...}}
+# {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",...,"structuredContent":{"status":"paid","count":341},"isError":false,...}}
+# ```
+#
+# **No session.** Every request carries all the server needs, so the server keeps nothing between
+# two of them: each POST gets a `Server` of its own, made for it and dropped after it. Any
+# instance behind a load balancer can take any request. The spec's words for an older client that
+# still sends a session id (Backward Compatibility > Earlier Streamable HTTP Revisions):
+#
+# > An `Mcp-Session-Id` header on a request: ignore it, and do not mint or echo session IDs.
+#
+# **Nothing owed.** A notification is owed no response. On stdio "nothing" meant writing no line;
+# HTTP has no silence, so the spec gives it an empty answer (Sending Messages):
+#
+# > If the server accepts it, the server **MUST** return HTTP status code `202 Accepted` with no
+# > body.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
 #
 # POST /mcp HTTP/1.1
 # Host: 127.0.0.1:8000
-# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
-# MCP-Protocol-Version: 2025-11-25
 # Content-Type: application/json
 # Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: notifications/cancelled
 #
-# {"jsonrpc":"2.0","method":"notifications/initialized"}
+# {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 #
 # HTTP/1.1 202 Accepted
 # Content-Length: 0
+# ```
+#
+# **Errors with a status.** A proxy reads the status line, not the body, so the status says what
+# kind of error the body holds (Request Metadata > Protocol Version Header):
+#
+# > If the server does not implement the requested protocol version [...], it **MUST** respond
+# > with `400 Bad Request` and an `UnsupportedProtocolVersionError` listing its supported versions.
+#
+# > If the server does not implement the requested RPC method, it **MUST** respond with `404 Not
+# > Found` and a JSON-RPC error with code `-32601` (`Method not found`).
+#
+# The same holds for every error that refuses a request as it was sent: a missing envelope
+# (-32602), a header mismatch (-32020, part 2), a capability not declared (-32021), a body that is
+# no request (-32600, -32700). The course's table: -32601 is 404; -32700, -32600, -32602, -32020,
+# -32021, -32022 are 400; any other reply is 200 (a tool's own failure is a result with `isError`,
+# and is 200 too).
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
 #
 # POST /mcp HTTP/1.1
 # Host: 127.0.0.1:8000
-# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
-# MCP-Protocol-Version: 2025-11-25
 # Content-Type: application/json
 # Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: shop/restock
 #
-# {"jsonrpc":"2.0","id":2,"method":
+# {"jsonrpc":"2.0","id":3,"method":"shop/restock","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 404 Not Found
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: shop/restock"}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2099-01-01
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}
 #
 # HTTP/1.1 400 Bad Request
 # Content-Type: application/json
 #
-# {"jsonrpc":"2.0","id":null,"error":{"code":-32700,...}}
+# {"jsonrpc":"2.0","id":4,"error":{"code":-32022,...,"data":{"supported":["2026-07-28"],"requested":"2099-01-01"}}}
 # ```
 #
-# A GET is how a client asks for a stream of the server's *own* messages (notifications and
-# requests it sends unasked). The spec leaves the server two answers:
+# **POST only.** There is no stream to open with GET and no session to end with DELETE. To a
+# client that tries, the spec's answer (Earlier Streamable HTTP Revisions):
 #
-# > The server **MUST** either return `Content-Type: text/event-stream` in response to this HTTP
-# > GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an
-# > SSE stream at this endpoint.
+# > HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.
 #
-# The shop's server never speaks first, so it answers 405, with the `Allow` header that HTTP
-# requires of a 405 (RFC 9110):
+# HTTP requires an `Allow` header with a 405 (RFC 9110): here, `Allow: POST`.
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -453,32 +600,467 @@ if __name__ == "__main__":
 # GET /mcp HTTP/1.1
 # Host: 127.0.0.1:8000
 # Accept: text/event-stream
+# MCP-Protocol-Version: 2026-07-28
 #
 # HTTP/1.1 405 Method Not Allowed
-# Allow: POST, DELETE
+# Allow: POST
 #
-# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,...}}
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Method Not Allowed: GET; 2026-07-28 sends every message as a POST"}}
 # ```
 #
-# ### Your turn: `answer` and `get`
+# **Before 2026-07-28** (2025-03-26 to 2025-11-25): the server gave each client a session at
+# `initialize` (`Mcp-Session-Id`) and wanted it back on every request; GET opened a stream for the
+# server's own requests and DELETE ended the session. Part 6 serves those clients.
 #
-# In `Handler` above, write `answer(reply, headers)`: the response to a POST, from what the
-# dispatcher returned. `None` is a 202 with no body. A reply that is an error with `"id": null` is
-# the dispatcher saying the body was no message it could answer (not JSON-RPC, an id of the wrong
-# type): 400, with that error as the body. Any other reply is a 200 with the reply as
-# `application/json`, unless the client accepts only `text/event-stream`
-# (`accepts_only_sse(self.headers.get("Accept"))`): then `self.send_sse(reply, headers)` (part 4).
-# Send `headers` with every one of them: it holds the new session's id after an initialize.
+# ### Your turn: `modern_status`, `post_modern` and `get`
 #
-# Then `get()`: 405 with `{"Allow": "POST, DELETE"}` (use `self.fail`).
+# - `modern_status(reply)`: the status for the dispatcher's reply, by the table above; `None`
+#   (nothing owed) is 202.
+# - `post_modern(body, message)`: for a request (a dict with `method` and `id`), first
+#   `header_problem` (part 2: until you write it, leave that step out). Then a new `Server`,
+#   `self.server.shop.server("http")`, handles the body under `self.server.lock`; send the reply
+#   with `modern_status`'s status: 202 with no body, else the reply as `application/json` (or,
+#   for a 200 to a client that accepts only `text/event-stream`, `self.send_sse(reply, {})`, part
+#   4). Never look for a session, never send `Mcp-Session-Id`.
+# - `get()`: when `is_modern(self.headers.get(VERSION_HEADER), None)`, 405 with
+#   `{"Allow": "POST"}` (`self.fail`); else part 6's 405 for older clients, with
+#   `{"Allow": "POST, DELETE"}`. `end_session()` (DELETE) begins the same way: 405 for a
+#   2026-07-28 request.
+
+# %% id=try-post
+with lab.serve_http("mcp_http") as url:
+    call = lab.modern("tools/call", id=1, params={"name": "count_orders", "arguments": {"status": "paid"}})
+    modern = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "count_orders"}
+    lab.http(url, "POST", call, modern)
+    lab.http(url, "POST", call, {**modern, "Mcp-Session-Id": "0123456789abcdef0123456789abcdef"})
+    lab.http(url, "POST", lab.modern("shop/restock", id=3), {**modern, "Mcp-Method": "shop/restock"})
+    lab.http(url, "GET", headers={"Accept": "text/event-stream", "MCP-Protocol-Version": "2026-07-28"})
+
+# %% [markdown] id=try-post-expected
+# `lab.serve_http` runs your file as the checks do, in a process of its own, and `lab.http` prints
+# each request and its response as they go over the wire. Expect, in order: 200 with the count and
+# no `Mcp-Session-Id`; the same for the call that sent a session id nobody issued (ignored); 404
+# with -32601; 405 with `Allow: POST`. Last, your server's log lines (stderr).
+
+# %% test id=test_post points=3
+# 2026-07-28: each request a POST of its own, served with no session (a session id ignored, none
+# sent); 202 for a notification, 404 for an unknown method, 400 for a version not served or a
+# broken body; GET and DELETE 405.
+# Hidden when graded: other ids, other tool calls, another session id.
+lab.check("test_post")
+
+# %% [markdown] id=headers
+# ## 2. The request metadata headers
+#
+# A gateway in front of many MCP servers wants to route a request, or count calls per tool,
+# without reading the body. So a 2026-07-28 POST repeats three of its body's fields as headers
+# (Request Metadata):
+#
+# > Every POST request to the MCP endpoint **MUST** include an `MCP-Protocol-Version` header.
+#
+# > The header value **MUST** match the `io.modelcontextprotocol/protocolVersion` field carried in
+# > the request body's `_meta`.
+#
+# | Header | Repeats | On |
+# |---|---|---|
+# | `MCP-Protocol-Version` | `params._meta["io.modelcontextprotocol/protocolVersion"]` | every POST |
+# | `Mcp-Method` | `method` | every request |
+# | `Mcp-Name` | `params.name` (or `params.uri`) | `tools/call`, `prompts/get` (`resources/read`) |
+#
+# Two copies of one fact can disagree. If the gateway routes on the header and the server acts on
+# the body, a client can send `Mcp-Name: count_orders` past a gateway that forbids `cancel_order`,
+# and have the server run `cancel_order`. So the server that reads the body holds the headers to
+# it (Server Validation):
+#
+# > Servers that process the request body **MUST** reject requests where the values specified in
+# > the headers do not match the corresponding values in the request body.
+#
+# > When rejecting a request due to header validation failure, servers **MUST** return HTTP status
+# > `400 Bad Request` and **MUST** include a JSON-RPC error response
+#
+# with the code `-32020`, `HeaderMismatch`. A header that is missing is refused the same way. The
+# error carries the request's id: the body was read, and it is that request which is refused.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: tools/call
+# Mcp-Name: get_order
+#
+# {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count_orders","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 400 Bad Request
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":6,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name is 'get_order' but the body's params.name is 'count_orders'..."}}
+# ```
+#
+# A header holds plain visible ASCII; a tool name may not. Such a value travels in Base64 between
+# two markers, `=?base64?` and `?=` (Value Encoding):
+#
+# > servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it
+# > to the corresponding request body value
+#
+# A client may encode a plain name too, so `=?base64?Y291bnRfb3JkZXJz?=` is `count_orders`, and
+# the request is served:
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: tools/call
+# Mcp-Name: =?base64?Y291bnRfb3JkZXJz?=
+#
+# {"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete",...}}
+# ```
+#
+# ### Your turn: `header_problem`
+#
+# `header_problem(headers, message)`: `None` when the headers agree with the request, else one
+# sentence saying which header is wrong (it becomes the error's message). In this order:
+# `MCP-Protocol-Version` present and equal to `_meta`'s version; `Mcp-Method` present and equal
+# to `method`; then, only when `NAMED_BY` names a field for the method and the body holds a string
+# there, `Mcp-Name` present and, through `decode_value`, equal to it. Strip the spaces around a
+# header value (they are not part of it). Then call it in `post_modern`: a problem is 400 with
+# `{"code": HEADER_MISMATCH, "message": "Header mismatch: " + problem}` and the request's id.
+
+# %% id=try-headers
+with lab.serve_http("mcp_http") as url:
+    call = lab.modern("tools/call", id=6, params={"name": "count_orders", "arguments": {}})
+    modern = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
+    lab.http(url, "POST", call, {**modern, "Mcp-Name": "get_order"})
+    lab.http(url, "POST", call, {**modern, "Mcp-Name": "=?base64?Y291bnRfb3JkZXJz?="})
+
+# %% [markdown] id=try-headers-expected
+# Expect a 400 whose body is an error -32020 with `"id":6` and a message naming `Mcp-Name`, then a
+# 200 with the count: the Base64 name decoded.
+
+# %% test id=test_headers points=2
+# Header_problem: MCP-Protocol-Version, Mcp-Method and Mcp-Name missing, or not what the body says,
+# refused; Base64 names decoded; over HTTP, 400 with -32020 and the request's id.
+# Hidden when graded: other names (some not ASCII), other ids, the cases in another order.
+lab.check("test_headers")
+
+# %% [markdown] id=origin
+# ## 3. Origin: a web page is not your client
+#
+# A server on `127.0.0.1` looks private: nothing outside the machine reaches it. But the user's
+# browser is on the machine, and any web page it shows can send HTTP requests. The browser guards
+# against that by the origin of the page, and an attack called *DNS rebinding* gets around the
+# guard. A page on `evil.example` makes its own name resolve to `127.0.0.1`. To the browser, the
+# page then talks to its own origin, and the requests land on your server. One thing gives it
+# away: the browser marks every such request with the page's origin, `Origin: http://evil.example`.
+# The spec turns that into a MUST (MCP 2026-07-28, Transports > Streamable HTTP > Security &
+# Endpoint):
+#
+# > Servers **MUST** validate the `Origin` header on all incoming connections to prevent DNS
+# > rebinding attacks
+# >   - If the `Origin` header is present and invalid, servers **MUST** respond with HTTP 403
+# >     Forbidden. The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
+# >     `id`
+#
+# > When running locally, servers **SHOULD** bind only to localhost (127.0.0.1) rather than all
+# > network interfaces (0.0.0.0)
+#
+# Which origins are valid is the server's call. For a server on this machine: pages served from
+# this machine, `http://localhost:6274` (the MCP Inspector's own page), `http://127.0.0.1:8080`,
+# `http://[::1]:3000`. A request without `Origin` does not come from a browser (the SDK, the
+# Inspector's CLI, curl) and is not refused for it.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Origin: http://evil.example
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 403 Forbidden
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden: requests from origin http://evil.example are not accepted (only this machine's)"}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Origin: http://localhost:6274
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete",...}}
+# ```
+#
+# Compare the host name, not the text: `http://localhost.evil.example` contains `localhost`, and
+# is a page on `evil.example`. `urlsplit(origin).hostname` is the name alone (without brackets for
+# `[::1]`), and a port that is not a number raises `ValueError` when you read `.port`. An origin
+# of `null` (a page opened from a file, a sandboxed frame) is no host at all: refuse it.
+#
+# The same attack shows in the `Host` header (the rebinding page's requests carry
+# `Host: evil.example:8000`), so the reference server also refuses a Host that is not a loopback
+# name, with 421. The checks ask only for the Origin.
+#
+# ### Your turn: `origin_allowed` and `refuse_origin`
+#
+# `origin_allowed(origin)`: `True` only for an `http` or `https` origin whose host is one of
+# `LOOPBACK`, with any port (or none). `refuse_origin(origin)`: if the origin is allowed, `False`;
+# else 403 (`self.fail`) and `True`. `admitted()` calls it for every request that has an `Origin`,
+# before anything else: a refused request reaches no `Server`, and begins no session.
+
+# %% id=try-origin
+MODERN = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
+with lab.serve_http("mcp_http") as url:
+    print(origin_allowed("http://localhost:6274"), origin_allowed("http://localhost.evil.example"))
+    lab.http(url, "POST", lab.modern("server/discover", id=1), {**MODERN, "Origin": "http://evil.example"})
+
+# %% [markdown] id=try-origin-expected
+# Expect `True False`, then a 403 whose body is a JSON-RPC error with `"id":null`, and no
+# `Mcp-Session-Id`.
+
+# %% test id=test_origin points=2
+# Origin: 403 for a foreign one (POST, GET, DELETE; on initialize and in a session); loopback
+# origins and none served.
+# Hidden when graded: other origins, other ports.
+lab.check("test_origin")
+
+# %% [markdown] id=sse
+# ## 4. SSE: when the client wants a stream
+#
+# A POST's response may also be a *stream*: Server-Sent Events, `Content-Type: text/event-stream`.
+# It lets a server send messages while it works on a request (progress, a question back to the
+# client) and the response at the end. An SSE stream is UTF-8 text, a series of events; each event
+# is a few `field: value` lines and ends with a **blank line**. An MCP message travels as one
+# event of type `message`, its JSON on a `data:` line:
+#
+# ```text
+# event: message
+# data: {"jsonrpc":"2.0","id":2,"result":{}}
+#
+# ```
+#
+# A client (the browser's `EventSource`, the SDK) acts on an event only when the blank line comes.
+# Text after the last blank line is an event not finished yet, and when the stream ends there,
+# the client drops it (WHATWG HTML, Server-sent events). JSON with a raw newline inside would be
+# cut into lines that are not `data:` fields, so the data is compact JSON on one line, which JSON
+# allows: a newline inside a string is written `\n`.
+#
+# The spec on a POST answered with a stream (MCP 2026-07-28, Transports > Receiving Messages):
+#
+# > The server **MAY** send JSON-RPC _notifications_ [...] before the final response. These
+# > notifications **MUST** relate to the originating client request.
+#
+# > The final JSON-RPC _response_ **SHOULD** terminate the stream.
+#
+# This server has nothing to send before its response, so a stream of one event, ended at once,
+# is all it needs. It sends one only to a client that accepts nothing else; a client that lists
+# both gets JSON (the spec requires clients to take both). The reference ends its stream by
+# closing the connection; yours may give it a `Content-Length` instead, since the whole stream is
+# known before it is sent:
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: text/event-stream
+# Cache-Control: no-cache
+#
+# event: message
+# data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",...}}
+# ```
+#
+# ### Your turn: `sse_event` and `send_sse`
+#
+# `sse_event(message)`: the bytes of one event, `event: message`, then `data: ` and the message as
+# compact JSON (`encode(message)`), then the blank line. `send_sse(reply, headers)`: a 200 with
+# `Content-Type: text/event-stream` whose body is that one event, with `Cache-Control: no-cache`
+# (no proxy may keep a stream) and `headers`.
+
+# %% id=try-sse
+print(sse_event({"jsonrpc": "2.0", "id": 2, "result": {"text": "two\nlines"}}))
+with lab.serve_http("mcp_http") as url:
+    lab.http(url, "POST", lab.modern("server/discover", id=1), {**MODERN, "Accept": "text/event-stream"})
+
+# %% [markdown] id=try-sse-expected
+# Expect `b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"text":"two\\nlines"}}\n\n'`:
+# the newline inside the text is the two characters `\n` on the data line. Then a 200 with
+# `Content-Type: text/event-stream` and the discover result as one event.
+
+# %% test id=test_sse points=2
+# Sse_event: one event per message; a client that accepts only SSE gets its response in a
+# well-formed stream.
+# Hidden when graded: other messages, other requests.
+lab.check("test_sse")
+
+# %% [markdown] id=auth
+# ## 5. Who may call: a bearer token, and what OAuth adds
+#
+# The Origin check stops web pages. It does not stop another program on the machine, or anyone
+# on the network once the server listens beyond `127.0.0.1`. The spec's security warning ends:
+#
+# > Servers **SHOULD** implement proper authentication for all connections
+#
+# MCP's answer for HTTP is its Authorization chapter (MCP 2026-07-28, Basic > Authorization). It is
+# **OPTIONAL**, and it is OAuth 2.1: the MCP server is a *resource server* that accepts access
+# tokens, and an *authorization server* (the company's login, say) issues them. Whatever issues a
+# token, the request carries it the same way (Authorization > Access Token Usage):
+#
+# > MCP client **MUST** use the Authorization request header field defined in OAuth 2.1 Section
+# > 5.1.1: `Authorization: Bearer <access-token>`
+#
+# > Note that authorization **MUST** be included in every HTTP request from client to server.
+#
+# > Invalid or expired tokens **MUST** receive a HTTP 401 response.
+#
+# And HTTP itself (RFC 9110, 401 Unauthorized): the server **MUST** send a `WWW-Authenticate`
+# header with a 401, the *challenge* that says which scheme to use. Here, `Bearer`; RFC 6750 adds
+# `error="invalid_token"` when a token came and was wrong.
+#
+# ```http
+# $ mcp-lab serve --http 127.0.0.1:8000 --auth-token s3cret
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 401 Unauthorized
+# WWW-Authenticate: Bearer realm="mcp-lab"
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send Authorization: Bearer TOKEN"}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Authorization: Bearer guess
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 401 Unauthorized
+# WWW-Authenticate: Bearer realm="mcp-lab", error="invalid_token", ...
+#
+# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Authorization: Bearer s3cret
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+# MCP-Protocol-Version: 2026-07-28
+# Mcp-Method: server/discover
+#
+# {"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+#
+# HTTP/1.1 200 OK
+# Content-Type: application/json
+#
+# {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete",...}}
+# ```
+#
+# **What OAuth adds.** In the spec's flow the 401's challenge also names a *resource metadata*
+# document (`WWW-Authenticate: Bearer resource_metadata="https://.../.well-known/oauth-protected-resource"`,
+# RFC 9728). The client reads it, finds the authorization server, registers, sends the user to log
+# in and consent, and gets a token made for this server alone: the spec says servers **MUST**
+# validate that tokens were issued for them as the intended audience (RFC 8707), and **MUST NOT**
+# accept or pass on any other. That token names a user, carries *scopes* (too few: 403 with
+# `error="insufficient_scope"`), expires soon, and can be revoked, one client at a time.
+#
+# **What a static token gives, and what it does not.** This stage's token is one shared secret,
+# given to the server when it starts and to each client by hand. It gives one thing: whoever does
+# not hold it is refused, on every request. It does not say *who* called (every holder is the
+# same caller, so the audit of stage 11 can name only the client's own claim in `clientInfo`), it
+# has no scopes (a holder may call every tool), it never expires and cannot be taken back from one
+# client without changing it for all. It travels in clear text over plain HTTP, so beyond this
+# machine it needs HTTPS, as OAuth's tokens do. And a client that follows the spec, given a 401,
+# starts OAuth discovery: it must be handed the token instead (the Inspector's `--header`).
+#
+# Compare the token in constant time: `==` stops at the first byte that differs, so the time a
+# refusal takes tells an attacker how much of a guess was right. `hmac.compare_digest(a, b)` takes
+# the same time wherever they differ.
+#
+# ### Your turn: `token_ok` and `refuse_unauthorized`
+#
+# `token_ok(authorization, token)`: `True` only for `Bearer` (any case: HTTP schemes are
+# case-insensitive), a space, and exactly the token; compare with `hmac.compare_digest` on bytes.
+# `refuse_unauthorized(token)`: if the request's `Authorization` carries it, `False`; else 401 with
+# `WWW-Authenticate: Bearer realm="shop"` (and `, error="invalid_token"` when a header came) and
+# `True`. `admitted()` calls it for every request when the server has a token.
+
+# %% id=try-auth
+with lab.serve_http("mcp_http", token="s3cret") as url:
+    lab.http(url, "POST", lab.modern("server/discover", id=1), MODERN)
+    lab.http(url, "POST", lab.modern("server/discover", id=2), {**MODERN, "Authorization": "Bearer s3cret"})
+
+# %% [markdown] id=try-auth-expected
+# Expect a 401 with `WWW-Authenticate: Bearer realm="shop"`, then a 200 with the discover result
+# (and no session id).
+
+# %% test id=test_auth points=2
+# The bearer token: 401 with WWW-Authenticate without it, with another, a prefix of it, Basic; served
+# with it, and needed on every request.
+# Hidden when graded: another token, other wrong ones.
+lab.check("test_auth")
 
 # %% [markdown] id=sessions
-# ## 2. Sessions, and the revision on every request
+# ## 6. Older clients: sessions
+#
+# A client written for 2025-11-25 or before does not send `_meta`; it sends `initialize` first,
+# and expects the transport of its own revision. `is_modern` sends its POSTs here. The SDK in
+# legacy mode, and the MCP Inspector's CLI, are such clients. Everything in this part is that
+# older revision's: the quotes are from MCP 2025-11-25, Transports > Streamable HTTP.
+#
+# **The answers.** A request gets its response as JSON (or SSE, part 4); a notification, or a
+# response the client sends back, gets 202 with no body, as in part 1; a body that is no message
+# gets 400. A GET asked for a stream of the server's own messages:
+#
+# > The server **MUST** either return `Content-Type: text/event-stream` in response to this HTTP
+# > GET, or else return HTTP 405 Method Not Allowed
+#
+# The shop's server never speaks first, so its GET is 405 in this era too, with
+# `Allow: POST, DELETE`: DELETE ends a session.
 #
 # On stdio one process was one client, so the connection *was* the session. Over HTTP every
 # message is a request of its own, maybe on a new TCP connection, maybe from another client. The
-# server needs a name for each conversation, and the spec lets it hand one out (Transports >
-# Session Management):
+# server needs a name for each conversation, and the spec lets it hand one out (Session Management):
 #
 # > A server using the Streamable HTTP transport **MAY** assign a session ID at initialization
 # > time, by including it in an `MCP-Session-Id` header on the HTTP response containing the
@@ -553,7 +1135,7 @@ if __name__ == "__main__":
 #
 # Each session is its own `Server`, so each keeps its own lifecycle: a client that negotiated
 # 2025-03-26 gets no `outputSchema` in `tools/list`, while another, on 2025-11-25, does, from the
-# same process. The revision also rides on every request (Transports > Protocol Version Header):
+# same process. The revision also rides on every request (Protocol Version Header):
 #
 # > If using HTTP, the client **MUST** include the `MCP-Protocol-Version: <protocol-version>` HTTP
 # > header on all subsequent requests to the MCP server
@@ -595,8 +1177,13 @@ if __name__ == "__main__":
 # 2025-03-26, and this server has one, the revision its session negotiated. (The reference also
 # refuses a supported revision that is not the session's; the checks do not ask that of yours.)
 #
-# ### Your turn: `session_for`, `begin_session`, `end_session`, `version_ok`
+# ### Your turn: `answer`, `session_for`, `begin_session`, `end_session`, `version_ok`
 #
+# - `answer(reply, headers)`: the response to an older client's POST. `None` is a 202 with no
+#   body; an error with `"id": null` (the dispatcher could read no message) is 400 with that error;
+#   any other reply a 200 as `application/json`, or `self.send_sse(reply, headers)` for a client
+#   that accepts only `text/event-stream` (`accepts_only_sse`). Send `headers` with each: it holds
+#   the new session's id after an initialize.
 # - `session_for(message)`: no `Mcp-Session-Id` header and an initialize (`is_initialize`): a new
 #   `Server`, `self.server.shop.server("http")`, and `True` (it is new). No header and anything
 #   else: 400. A header: the `Server` in `self.server.sessions` under that id and `False`; an id
@@ -604,13 +1191,14 @@ if __name__ == "__main__":
 # - `begin_session(server)`: a new id from `secrets.token_hex(16)`, the server kept under it;
 #   return the id. `do_POST` calls it only when the initialize succeeded, and puts the id in the
 #   response's headers.
-# - `end_session()`: DELETE. No id: 400; an id not in the table: 404; else remove it, 204.
+# - `end_session()`: DELETE. A 2026-07-28 one: 405 (part 1). No id: 400; an id not in the table:
+#   404; else remove it, 204.
 # - `version_ok(version)`: `True` for a revision in `SUPPORTED`, else 400 and `False`.
 #
 # Several threads serve requests at once: take `self.server.lock` around every use of
 # `self.server.sessions`.
 
-# %% id=try-post
+# %% id=try-sessions
 with lab.serve_http("mcp_http") as url:
     first = lab.http(url, "POST", lab.initialize(id=1))
     session = {"Mcp-Session-Id": first.session, "MCP-Protocol-Version": "2025-11-25"}
@@ -620,298 +1208,21 @@ with lab.serve_http("mcp_http") as url:
     lab.http(url, "GET", headers={"Accept": "text/event-stream"})
     lab.http(url, "DELETE", headers=session)
 
-# %% [markdown] id=try-post-expected
-# `lab.serve_http` runs your file as the checks do, in a process of its own, and `lab.http` prints
-# each request and its response as they go over the wire. Expect, in order: 200 with the
+# %% [markdown] id=try-sessions-expected
+# Expect, in order: 200 with the
 # initialize result and an `Mcp-Session-Id`; 202 with `Content-Length: 0`; 200 with
 # `{"jsonrpc":"2.0","id":2,"result":{}}`; 400 for the ping without a session; 405 with
 # `Allow: POST, DELETE`; 204. Last, your server's log lines (stderr).
 
-# %% test id=test_post points=3
-# POST: requests answered 200 with JSON, a notification and a response 202, a broken body 400, GET 405.
-# Hidden when graded: other ids, other tool calls.
-lab.check("test_post")
-
-# %% test id=test_sessions points=3
-# Mcp-Session-Id issued at initialize, then required (400, 404, DELETE), one Server each; the
-# MCP-Protocol-Version header (400 for a revision not supported).
-# Hidden when graded: other session ids, revisions and versions.
+# %% test id=test_sessions points=2
+# Older clients: answers (200, 202, 400, GET 405); Mcp-Session-Id issued at initialize, then
+# required (400, 404, DELETE), one Server each; MCP-Protocol-Version (400 for a revision not
+# supported).
+# Hidden when graded: other ids, tool calls, session ids, revisions and versions.
 lab.check("test_sessions")
 
-# %% [markdown] id=origin
-# ## 3. Origin: a web page is not your client
-#
-# A server on `127.0.0.1` looks private: nothing outside the machine reaches it. But the user's
-# browser is on the machine, and any web page it shows can send HTTP requests. The browser guards
-# against that by the origin of the page, and an attack called *DNS rebinding* gets around the
-# guard. A page on `evil.example` makes its own name resolve to `127.0.0.1`. To the browser, the
-# page then talks to its own origin, and the requests land on your server. One thing gives it
-# away: the browser marks every such request with the page's origin, `Origin: http://evil.example`.
-# The spec turns that into a MUST (Transports > Streamable HTTP > Security Warning):
-#
-# > Servers **MUST** validate the `Origin` header on all incoming connections to prevent DNS
-# > rebinding attacks
-# >   - If the `Origin` header is present and invalid, servers **MUST** respond with HTTP 403
-# >     Forbidden. The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
-# >     `id`
-#
-# > When running locally, servers **SHOULD** bind only to localhost (127.0.0.1) rather than all
-# > network interfaces (0.0.0.0)
-#
-# Which origins are valid is the server's call. For a server on this machine: pages served from
-# this machine, `http://localhost:6274` (the MCP Inspector's own page), `http://127.0.0.1:8080`,
-# `http://[::1]:3000`. A request without `Origin` does not come from a browser (the SDK, the
-# Inspector's CLI, curl) and is not refused for it.
-#
-# ```http
-# $ mcp-lab serve --http 127.0.0.1:8000
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Origin: http://evil.example
-# Content-Type: application/json
-# Accept: application/json, text/event-stream
-#
-# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 403 Forbidden
-# Content-Type: application/json
-#
-# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden: requests from origin http://evil.example are not accepted (only this machine's)"}}
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Origin: http://localhost:6274
-# Content-Type: application/json
-# Accept: application/json, text/event-stream
-#
-# {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 200 OK
-# Content-Type: application/json
-#
-# {"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25",...}}
-# ```
-#
-# Compare the host name, not the text: `http://localhost.evil.example` contains `localhost`, and
-# is a page on `evil.example`. `urlsplit(origin).hostname` is the name alone (without brackets for
-# `[::1]`), and a port that is not a number raises `ValueError` when you read `.port`. An origin
-# of `null` (a page opened from a file, a sandboxed frame) is no host at all: refuse it.
-#
-# The same attack shows in the `Host` header (the rebinding page's requests carry
-# `Host: evil.example:8000`), so the reference server also refuses a Host that is not a loopback
-# name, with 421. The checks ask only for the Origin.
-#
-# ### Your turn: `origin_allowed` and `refuse_origin`
-#
-# `origin_allowed(origin)`: `True` only for an `http` or `https` origin whose host is one of
-# `LOOPBACK`, with any port (or none). `refuse_origin(origin)`: if the origin is allowed, `False`;
-# else 403 (`self.fail`) and `True`. `admitted()` calls it for every request that has an `Origin`,
-# before anything else: a refused initialize must begin no session.
-
-# %% id=try-origin
-with lab.serve_http("mcp_http") as url:
-    print(origin_allowed("http://localhost:6274"), origin_allowed("http://localhost.evil.example"))
-    lab.http(url, "POST", lab.initialize(id=1), {"Origin": "http://evil.example"})
-
-# %% [markdown] id=try-origin-expected
-# Expect `True False`, then a 403 whose body is a JSON-RPC error with `"id":null`, and no
-# `Mcp-Session-Id`.
-
-# %% test id=test_origin points=3
-# Origin: 403 for a foreign one (POST, GET, DELETE; on initialize and in a session); loopback
-# origins and none served.
-# Hidden when graded: other origins, other ports.
-lab.check("test_origin")
-
-# %% [markdown] id=sse
-# ## 4. SSE: when the client wants a stream
-#
-# A POST's response may also be a *stream*: Server-Sent Events, `Content-Type: text/event-stream`.
-# It lets a server send messages while it works on a request (progress, a question back to the
-# client) and the response at the end. An SSE stream is UTF-8 text, a series of events; each event
-# is a few `field: value` lines and ends with a **blank line**. An MCP message travels as one
-# event of type `message`, its JSON on a `data:` line:
-#
-# ```text
-# event: message
-# data: {"jsonrpc":"2.0","id":2,"result":{}}
-#
-# ```
-#
-# A client (the browser's `EventSource`, the SDK) acts on an event only when the blank line comes.
-# Text after the last blank line is an event not finished yet, and when the stream ends there,
-# the client drops it (WHATWG HTML, Server-sent events). JSON with a raw newline inside would be
-# cut into lines that are not `data:` fields, so the data is compact JSON on one line, which JSON
-# allows: a newline inside a string is written `\n`.
-#
-# The spec on a POST answered with a stream (Transports > Sending Messages to the Server):
-#
-# > The SSE stream **SHOULD** eventually include a JSON-RPC _response_ for the JSON-RPC _request_
-# > sent in the POST body.
-#
-# > After the JSON-RPC _response_ has been sent, the server **SHOULD** terminate the SSE stream.
-#
-# This server has nothing to send before its response, so a stream of one event, ended at once,
-# is all it needs. It sends one only to a client that accepts nothing else; a client that lists
-# both gets JSON (the spec requires clients to take both). The reference ends its stream by
-# closing the connection; yours may give it a `Content-Length` instead, since the whole stream is
-# known before it is sent:
-#
-# ```http
-# $ mcp-lab serve --http 127.0.0.1:8000
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Content-Type: application/json
-# Accept: text/event-stream
-#
-# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 200 OK
-# Content-Type: text/event-stream
-# Cache-Control: no-cache
-#
-# event: message
-# data: {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
-# ```
-#
-# ### Your turn: `sse_event` and `send_sse`
-#
-# `sse_event(message)`: the bytes of one event, `event: message`, then `data: ` and the message as
-# compact JSON (`encode(message)`), then the blank line. `send_sse(reply, headers)`: a 200 with
-# `Content-Type: text/event-stream` whose body is that one event, with `Cache-Control: no-cache`
-# (no proxy may keep a stream) and `headers`.
-
-# %% id=try-sse
-print(sse_event({"jsonrpc": "2.0", "id": 2, "result": {"text": "two\nlines"}}))
-with lab.serve_http("mcp_http") as url:
-    lab.http(url, "POST", lab.initialize(id=1), {"Accept": "text/event-stream"})
-
-# %% [markdown] id=try-sse-expected
-# Expect `b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"text":"two\\nlines"}}\n\n'`:
-# the newline inside the text is the two characters `\n` on the data line. Then a 200 with
-# `Content-Type: text/event-stream` and the initialize result as one event.
-
-# %% test id=test_sse points=2
-# Sse_event: one event per message; a client that accepts only SSE gets its response in a
-# well-formed stream.
-# Hidden when graded: other messages, other requests.
-lab.check("test_sse")
-
-# %% [markdown] id=auth
-# ## 5. Who may call: a bearer token, and what OAuth adds
-#
-# The Origin check stops web pages. It does not stop another program on the machine, or anyone
-# on the network once the server listens beyond `127.0.0.1`. The spec's security warning ends:
-#
-# > Servers **SHOULD** implement proper authentication for all connections
-#
-# MCP's answer for HTTP is its Authorization chapter (MCP 2025-11-25, Basic > Authorization). It is
-# **OPTIONAL**, and it is OAuth 2.1: the MCP server is a *resource server* that accepts access
-# tokens, and an *authorization server* (the company's login, say) issues them. Whatever issues a
-# token, the request carries it the same way (Authorization > Access Token Usage):
-#
-# > MCP client **MUST** use the Authorization request header field defined in OAuth 2.1 Section
-# > 5.1.1: `Authorization: Bearer <access-token>`
-#
-# > Note that authorization **MUST** be included in every HTTP request from client to server,
-# > even if they are part of the same logical session.
-#
-# > Invalid or expired tokens **MUST** receive a HTTP 401 response.
-#
-# And HTTP itself (RFC 9110, 401 Unauthorized): the server **MUST** send a `WWW-Authenticate`
-# header with a 401, the *challenge* that says which scheme to use. Here, `Bearer`; RFC 6750 adds
-# `error="invalid_token"` when a token came and was wrong.
-#
-# ```http
-# $ mcp-lab serve --http 127.0.0.1:8000 --auth-token s3cret
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Content-Type: application/json
-# Accept: application/json, text/event-stream
-#
-# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 401 Unauthorized
-# WWW-Authenticate: Bearer realm="mcp-lab"
-#
-# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send Authorization: Bearer TOKEN"}}
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Authorization: Bearer guess
-# Content-Type: application/json
-# Accept: application/json, text/event-stream
-#
-# {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 401 Unauthorized
-# WWW-Authenticate: Bearer realm="mcp-lab", error="invalid_token", ...
-#
-# {"jsonrpc":"2.0","id":null,"error":{"code":-32600,...}}
-#
-# POST /mcp HTTP/1.1
-# Host: 127.0.0.1:8000
-# Authorization: Bearer s3cret
-# Content-Type: application/json
-# Accept: application/json, text/event-stream
-#
-# {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
-#
-# HTTP/1.1 200 OK
-# Content-Type: application/json
-#
-# {"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25",...}}
-# ```
-#
-# **What OAuth adds.** In the spec's flow the 401's challenge also names a *resource metadata*
-# document (`WWW-Authenticate: Bearer resource_metadata="https://.../.well-known/oauth-protected-resource"`,
-# RFC 9728). The client reads it, finds the authorization server, registers, sends the user to log
-# in and consent, and gets a token made for this server alone: the spec says servers **MUST**
-# validate that tokens were issued for them as the intended audience (RFC 8707), and **MUST NOT**
-# accept or pass on any other. That token names a user, carries *scopes* (too few: 403 with
-# `error="insufficient_scope"`), expires soon, and can be revoked, one client at a time.
-#
-# **What a static token gives, and what it does not.** This stage's token is one shared secret,
-# given to the server when it starts and to each client by hand. It gives one thing: whoever does
-# not hold it is refused, on every request. It does not say *who* called (every holder is the
-# same caller, so the audit of stage 11 can name only the client's own claim in `clientInfo`), it
-# has no scopes (a holder may call every tool), it never expires and cannot be taken back from one
-# client without changing it for all. It travels in clear text over plain HTTP, so beyond this
-# machine it needs HTTPS, as OAuth's tokens do. And a client that follows the spec, given a 401,
-# starts OAuth discovery: it must be handed the token instead (the Inspector's `--header`).
-#
-# Compare the token in constant time: `==` stops at the first byte that differs, so the time a
-# refusal takes tells an attacker how much of a guess was right. `hmac.compare_digest(a, b)` takes
-# the same time wherever they differ.
-#
-# ### Your turn: `token_ok` and `refuse_unauthorized`
-#
-# `token_ok(authorization, token)`: `True` only for `Bearer` (any case: HTTP schemes are
-# case-insensitive), a space, and exactly the token; compare with `hmac.compare_digest` on bytes.
-# `refuse_unauthorized(token)`: if the request's `Authorization` carries it, `False`; else 401 with
-# `WWW-Authenticate: Bearer realm="shop"` (and `, error="invalid_token"` when a header came) and
-# `True`. `admitted()` calls it for every request when the server has a token.
-
-# %% id=try-auth
-with lab.serve_http("mcp_http", token="s3cret") as url:
-    lab.http(url, "POST", lab.initialize(id=1))
-    lab.http(url, "POST", lab.initialize(id=2), {"Authorization": "Bearer s3cret"})
-
-# %% [markdown] id=try-auth-expected
-# Expect a 401 with `WWW-Authenticate: Bearer realm="shop"`, then a 200 with the initialize result
-# and a session id.
-
-# %% test id=test_auth points=2
-# The bearer token: 401 with WWW-Authenticate without it, with another, a prefix of it, Basic; served
-# with it, and needed on every request.
-# Hidden when graded: another token, other wrong ones.
-lab.check("test_auth")
-
 # %% [markdown] id=whole
-# ## 6. The whole server, with real clients
+# ## 7. The whole server, with real clients
 #
 # Your transport is complete. Start it from a terminal in this folder, with a token of your own:
 #
@@ -920,27 +1231,27 @@ lab.check("test_auth")
 # ```
 #
 # and, from another terminal, point the checker at it. It runs every check that applies over
-# HTTP, plus the transport's own (sessions, the revision header, Origin, 202, content types, SSE,
-# and, with the header, the token):
+# HTTP, in both eras, plus the transport's own (2026-07-28's headers, statuses and no session;
+# the older clients' sessions and revision header; Origin, 202, content types, SSE, and, with the
+# header, the token):
 #
 # ```sh
 # .venv/bin/mcp-lab check --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer s3cret'
 # ```
 #
-# The official Python SDK's client reaches it through its Streamable HTTP transport, with the
-# token on an `httpx2` client:
+# The official Python SDK's `Client` reaches it through its Streamable HTTP transport, with the
+# token on an `httpx2` client. In its default mode, `"auto"`, it sends `server/discover` as a
+# 2026-07-28 request and, served, stays in that era; `mode="legacy"` sends `initialize` and keeps
+# the session your part 6 gives it:
 #
 # ```python
-# async with (
-#     httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http,
-#     streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http) as (read, write),
-#     ClientSession(read, write) as client,
-# ):
-#     await client.initialize()
-#     print(await client.call_tool("count_orders", {"status": "paid"}))
+# async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http:
+#     transport = streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http)
+#     async with Client(transport, mode="auto") as client:
+#         print(await client.call_tool("count_orders", {"status": "paid"}))
 # ```
 #
-# And the MCP Inspector's CLI, over HTTP:
+# And the MCP Inspector's CLI, over HTTP (it sends `initialize`: part 6 serves it):
 #
 # ```sh
 # npx -y @modelcontextprotocol/inspector@2.12.0 --cli --transport http --server-url http://127.0.0.1:8000/mcp \
@@ -951,11 +1262,12 @@ lab.check("test_auth")
 
 # %% test id=test_mcp_lab_check points=3
 # Mcp-lab check --url on your server, with its token: no check fails.
-# Hidden when graded: another token, and sessions in three revisions with other tool calls.
+# Hidden when graded: another token, and older clients' sessions in three revisions with other calls.
 lab.check("test_mcp_lab_check")
 
 # %% test id=test_sdk_client points=2
-# The official MCP SDK's Streamable HTTP client, with the token, lists your tools and calls two.
+# The official MCP SDK's HTTP client, with the token: in mode "auto" (2026-07-28, no fallback) it
+# lists your tools and calls two; in mode "legacy" (a session) it lists them and calls one.
 # Hidden when graded: another token, other calls.
 lab.check("test_sdk_client")
 
@@ -969,17 +1281,22 @@ lab.check("test_inspector")
 #
 # 1. On stdio a notification got no reply at all. What does it get over HTTP, and why can it not
 #    get nothing?
-# 2. Why must a session id be unguessable? What could someone do with yours?
-# 3. A page on `evil.example` reaches your server on `127.0.0.1`. How, and which header gives it
+# 2. A 2026-07-28 server keeps no session. What lets it serve any request alone, and what does a
+#    load balancer gain?
+# 3. A gateway routes on `Mcp-Name`, your server acts on the body. What could a client do if your
+#    server did not compare them?
+# 4. Why must an older client's session id be unguessable? What could someone do with yours?
+# 5. A page on `evil.example` reaches your server on `127.0.0.1`. How, and which header gives it
 #    away? Why is `"localhost" in origin` the wrong test?
-# 4. Why must an SSE event end with a blank line, and why is its JSON on one line?
-# 5. Your server has a static token. Name two things an OAuth access token would tell it that the
+# 6. Why must an SSE event end with a blank line, and why is its JSON on one line?
+# 7. Your server has a static token. Name two things an OAuth access token would tell it that the
 #    static one cannot.
 
 # %% [markdown] id=end
 # ## What you have now
 #
 # The shop's server on both of MCP's transports: a pipe for the host that starts it, and an HTTP
-# endpoint for any client that holds the token, that keeps sessions apart, refuses web pages from
-# elsewhere, and streams when asked. The messages never changed: the dispatcher you built in
+# endpoint for any client that holds the token. It serves each 2026-07-28 request alone, holds its
+# headers to its body, keeps older clients' sessions apart, refuses web pages from elsewhere, and
+# streams when asked. The messages never changed: the dispatcher you built in
 # stages 01 to 05 answered all of them.

@@ -229,7 +229,7 @@ def running(work: Work, token: str | None = None) -> Iterator[HttpBridge]:
         yield bridge
 
 
-# -- 1. POST ----------------------------------------------------------------------------------------
+# -- 6. Older clients: POST and its answers --------------------------------------------------------
 def check_post(work: Work, ids: Sequence[Any], calls: Sequence[Call]) -> None:
     """initialize, a notification, a response, requests answered in the body, a body that is no
     message, GET. ``ids``: the request ids to use (two at least); ``calls``: tool calls to make."""
@@ -268,7 +268,189 @@ def check_post(work: Work, ids: Sequence[Any], calls: Sequence[Call]) -> None:
         )
 
 
-# -- 2. Sessions ------------------------------------------------------------------------------------
+# -- 1. One POST per message, no session (2026-07-28) -------------------------------------------------
+MODERN = "2026-07-28"
+METHOD_HEADER, NAME_HEADER = "Mcp-Method", "Mcp-Name"
+NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED = -32020, -32601, -32022
+
+
+def modern_message(method: str, id: Any, params: dict[str, Any] | None = None, version: str = MODERN) -> dict[str, Any]:
+    """A 2026-07-28 request: its version and capabilities in ``params._meta``."""
+    meta = {f"{PREFIX}protocolVersion": version, f"{PREFIX}clientCapabilities": {}}
+    meta[f"{PREFIX}clientInfo"] = {"name": "course", "version": "1.0"}
+    return message(method, id, {**(params or {}), "_meta": meta})
+
+
+PREFIX = "io.modelcontextprotocol/"
+
+
+def routing(sent: dict[str, Any]) -> dict[str, str]:
+    """The request metadata headers a 2026-07-28 client sends with ``sent``."""
+    params = sent.get("params") or {}
+    found = {VERSION: params.get("_meta", {}).get(f"{PREFIX}protocolVersion", MODERN), METHOD_HEADER: sent["method"]}
+    target = params.get(NAMED_BY.get(sent["method"], ""))
+    if isinstance(target, str):
+        found[NAME_HEADER] = target if target.isascii() and target.isprintable() else _base64(target)
+    return found
+
+
+def _base64(value: str) -> str:
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+
+
+class ModernClient(Client):
+    """A 2026-07-28 client: every request a POST of its own, enveloped, with its routing headers."""
+
+    def modern(self, sent: dict[str, Any], check: str, **changes: str | None) -> Exchange:
+        return self.post(sent, check, **{**routing(sent), **changes})
+
+    def served(self, sent: dict[str, Any], check: str, **changes: str | None) -> dict[str, Any]:
+        """A request that must be served: 200, no session minted, and its response."""
+        got = self.modern(sent, check, **changes)
+        if got.status != 200:
+            raise self.refused(got, sent, check)
+        if SESSION.lower() in got.headers:
+            raise failure(
+                "http-modern-no-session",
+                f"a {MODERN} response carries {SESSION}: this revision has no session (mint none, echo none)",
+                got,
+                f"no {SESSION} header",
+            )
+        return reply_to(got, sent, "http-modern-status")
+
+    def refused(self, got: Exchange, sent: dict[str, Any], check: str) -> Failure:
+        """Why a request that must be served was not: a session asked for, or the wrong status."""
+        replies = [m for m in got.messages if isinstance(m, dict) and "error" in m]
+        if got.status in (400, 404) and replies and replies[0].get("id") is None:
+            return failure(
+                "http-modern-no-session",
+                f"a {MODERN} request was refused as an older client's (no session): this revision has no session",
+                got,
+                "HTTP/1.1 200 OK, the response in the body",
+                hint="route a POST whose MCP-Protocol-Version (or _meta) says 2026-07-28 to post_modern, before any "
+                "session is looked for",
+            )
+        return failure(
+            check, f"{sent['method']} ({MODERN}) must be answered 200 with its response", got, "HTTP/1.1 200 OK"
+        )
+
+
+def check_modern_post(work: Work, ids: Sequence[Any], calls: Sequence[Call], stale: str) -> None:
+    """2026-07-28 requests served each in a POST of its own, with no session (a stale id ignored, none
+    minted); a notification 202; an unknown method 404, an unsupported version and a broken body 400;
+    GET and DELETE 405."""
+    with running(work) as bridge:
+        client = ModernClient(bridge)
+        discover = modern_message("server/discover", ids[0])
+        result = client.served(discover, "http-modern-status").get("result")
+        if not isinstance(result, dict) or result.get("resultType") != "complete":
+            raise Failure(
+                "http-modern-result", "server/discover answers with the dispatcher's result", received=show(result)
+            )
+        for n, (tool, arguments) in enumerate(calls):
+            sent = modern_message("tools/call", f"{ids[1]}-{n}", {"name": tool, "arguments": arguments})
+            result = client.served(sent, "http-modern-status", Session=stale if n == 0 else None).get("result")
+            if not isinstance(result, dict):
+                raise Failure(
+                    "tools-call-result", f"{tool} answers with a result", sent=show(sent), received=show(result)
+                )
+            check_call_result(result, (tool, arguments), MODERN, sent)
+        listing = modern_message("tools/list", ids[1])
+        client.served(listing, "http-modern-status", Session=stale)
+        got = client.modern(modern_message("mcp-lab/no-such-method", ids[0]), "http-modern-status")
+        if got.status != 404 or error_of(got) != METHOD_NOT_FOUND:
+            raise failure("http-modern-status", f"an unknown method ({MODERN}) gets 404 with -32601", got,
+                          "HTTP/1.1 404 Not Found, error -32601")  # fmt: skip
+        got = client.modern(modern_message("server/discover", ids[1], version="2099-01-01"), "http-modern-status")
+        if got.status != 400 or error_of(got) != UNSUPPORTED:
+            raise failure("http-modern-status", "a version this server does not serve gets 400 with -32022", got,
+                          "HTTP/1.1 400 Bad Request, error -32022 with the supported versions")  # fmt: skip
+        note = {"jsonrpc": "2.0", "method": "notifications/mcp-lab", "params": {"_meta": discover["params"]["_meta"]}}
+        expect_202(client.post(note, "http-notification-202", **{VERSION: MODERN, METHOD_HEADER: note["method"]}))
+        got = client.http(
+            "POST", b'{"jsonrpc": "2.0", "id": 9, "method": ', client.headers(Version=MODERN), "http-post"
+        )
+        if got.status != 400:
+            raise failure("http-post", "a body that is not JSON gets 400 Bad Request", got, "HTTP/1.1 400 Bad Request")
+        for verb in ("GET", "DELETE"):
+            heads = client.headers(**{"Content-Type": None, "Accept": SSE_TYPE if verb == "GET" else ACCEPT})
+            got = client.http(verb, None, {**heads, VERSION: MODERN}, "http-modern-status")
+            if got.status != 405 or "allow" not in got.headers:
+                stream = " (a stream: 2026-07-28 has none)" if got.is_sse else ""
+                raise failure("http-modern-status", f"{verb} with {VERSION}: {MODERN} gets 405 and Allow{stream}",
+                              got, "HTTP/1.1 405 Method Not Allowed, Allow: POST")  # fmt: skip
+
+
+def error_of(got: Exchange) -> Any:
+    errors = [m.get("error") for m in got.messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+    return errors[0].get("code") if errors else None
+
+
+# -- 2. The request metadata headers --------------------------------------------------------------------
+HeaderCase = tuple[dict[str, str], dict[str, Any], bool]  # (headers, the request, whether they agree)
+
+
+def header_cases(name: str, other: str, id: Any) -> list[HeaderCase]:
+    """Headers that agree with their request, and headers that do not (missing, another value, another
+    version), around a tools/call of ``name`` (``other``: a name it is not)."""
+    call = modern_message("tools/call", id, {"name": name, "arguments": {}})
+    listing = modern_message("tools/list", id)
+    read = modern_message("resources/read", id, {"uri": f"shop://orders/{len(name)}"})
+    good = routing(call)
+    cases: list[HeaderCase] = [
+        (good, call, True),
+        ({**good, NAME_HEADER: _base64(name)}, call, True),
+        (routing(listing), listing, True),
+        (routing(read), read, True),
+        ({k: v for k, v in good.items() if k != NAME_HEADER}, call, False),
+        ({**good, NAME_HEADER: other}, call, False),
+        ({**good, NAME_HEADER: _base64(other)}, call, False),
+        ({**good, METHOD_HEADER: "tools/list"}, call, False),
+        ({k: v for k, v in good.items() if k != METHOD_HEADER}, call, False),
+        ({**routing(listing), METHOD_HEADER: "prompts/list"}, listing, False),
+        ({k: v for k, v in good.items() if k != VERSION}, call, False),
+        ({**good, VERSION: "2025-11-25"}, call, False),
+        ({**routing(read), NAME_HEADER: "shop://orders/0"}, read, False),
+    ]
+    return cases
+
+
+def check_header_problem(work: Work, cases: Sequence[HeaderCase]) -> None:
+    """header_problem(headers, message): None exactly when every routing header is there and agrees."""
+    header_problem = work.module(MODULE).header_problem
+    for headers, sent, agree in cases:
+        given = work.stdlib("email.message.Message")()  # as http.server's self.headers: names in any case
+        for key, value in headers.items():
+            given.add_header(key, value)
+        found = call(header_problem, "http-modern-headers", given, sent)
+        if agree and found is not None:
+            raise Failure("http-modern-headers", "header_problem refused headers that agree with the body",
+                          sent=show(headers), expected="None", received=show(found), request=show(sent))  # fmt: skip
+        if not agree and not (isinstance(found, str) and found):
+            raise Failure("http-modern-headers", "header_problem let through headers that do not agree with the body",
+                          sent=show(headers), expected="a sentence saying which header is wrong", received=show(found),
+                          request=show(sent))  # fmt: skip
+
+
+def check_headers_served(work: Work, other: str, id: Any) -> None:
+    """Over HTTP: a count_orders call whose headers disagree (``other``: another tool's name) gets 400 with
+    -32020 and its own id; the same call with its name in Base64 is served."""
+    with running(work) as bridge:
+        client = ModernClient(bridge)
+        sent = modern_message("tools/call", id, {"name": "count_orders", "arguments": {}})
+        client.served(sent, "http-modern-headers", **{NAME_HEADER: _base64("count_orders")})
+        for changes in ({METHOD_HEADER: "tools/list"}, {NAME_HEADER: other}, {NAME_HEADER: None}, {VERSION: None}):
+            got = client.modern(sent, "http-modern-headers", **changes)
+            errors = [m for m in got.messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+            code = errors[0]["error"].get("code") if errors else None
+            if got.status != 400 or code != HEADER_MISMATCH or not same_json(errors[0].get("id"), id):
+                what = ", ".join(f"{k}: {v}" if v else f"no {k}" for k, v in changes.items())
+                raise failure("http-modern-headers", f"a request with {what} gets 400 with -32020 (HeaderMismatch)",
+                              got, f"HTTP/1.1 400 Bad Request, error -32020 with id {show(id)}")  # fmt: skip
+
+
+# -- 6. Older clients: sessions ---------------------------------------------------------------------
 def check_sessions(work: Work, unknown: str, other_version: str, versions: Sequence[str]) -> None:
     """A session id issued at initialize, then required; sessions kept apart; DELETE ends one; the
     MCP-Protocol-Version header: 400 for a revision not supported (``versions``), served without one."""
@@ -433,7 +615,7 @@ def wrong_tokens(token: str) -> list[str]:
     return [f"Bearer {token[:-1]}", f"Bearer {token}x", f"Basic {basic}", token]
 
 
-# -- 6. The whole server: mcp-lab check --url, the SDK client, the Inspector ----------------------------
+# -- 7. The whole server: mcp-lab check --url, the SDK client, the Inspector ----------------------------
 def check_session_calls(
     bridge: HttpBridge, token: str, version: str, calls: Sequence[Call], ids: Sequence[Any]
 ) -> None:
@@ -473,25 +655,30 @@ def check_whole_server(bridge: HttpBridge, token: str) -> None:
 SDK_TIMEOUT = 15.0  # seconds for a whole SDK session over HTTP (about one on the shop)
 
 
-def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
-    """The official SDK's Streamable HTTP client, with the token: initialize, tools/list, ``calls``."""
+def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call], mode: str = "auto") -> None:
+    """The official SDK's Streamable HTTP client (``Client``), with the token, in ``mode``: "auto" speaks
+    2026-07-28 (server/discover, then a POST per request), "legacy" the initialize handshake and a
+    session. It lists the tools and makes ``calls``; in auto mode it must not have fallen back."""
 
     async def session() -> dict[str, Any]:
         import anyio
         import httpx2
-        from mcp import ClientSession
+        from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
+
+        versions: list[str] = []
+
+        async def sent(request: Any) -> None:
+            versions.append(request.headers.get(VERSION, ""))
 
         headers = {"Authorization": f"Bearer {token}"}
         with anyio.fail_after(SDK_TIMEOUT):
-            async with (
-                httpx2.AsyncClient(headers=headers, timeout=5) as http,
-                streamable_http_client(bridge.url, http_client=http) as (read, write),
-                ClientSession(read, write, read_timeout_seconds=5) as client,
-            ):
-                await client.initialize()
-                tools = await client.list_tools()
-                return {"tools": tools, "results": [await client.call_tool(tool, args) for tool, args in calls]}
+            async with httpx2.AsyncClient(headers=headers, timeout=5, event_hooks={"request": [sent]}) as http:
+                transport = streamable_http_client(bridge.url, http_client=http)
+                async with Client(transport, mode=mode, read_timeout_seconds=5) as client:  # type: ignore[arg-type]
+                    tools = await client.list_tools()
+                    results = [await client.call_tool(tool, args) for tool, args in calls]
+        return {"tools": tools, "results": results, "versions": versions}
 
     done, box = run_async_bounded(session, SDK_TIMEOUT + 5)
     if not done:
@@ -504,12 +691,25 @@ def check_sdk(bridge: HttpBridge, token: str, calls: Sequence[Call]) -> None:
             f"the official MCP SDK's Streamable HTTP client could not use your server: {detail}",
             stderr=bridge.stderr_tail(),
         )
+    if mode == "auto" and MODERN not in box["versions"][-1:]:
+        # Why it fell back, in the words of the rule broken: the discover it sent, sent again by us.
+        ModernClient(bridge, token).served(modern_message("server/discover", "sdk-discover"), "http-modern-status")
+        raise Failure(
+            "http-modern-status",
+            f"the SDK client (mode='auto') fell back to the initialize handshake: your server did not serve "
+            f"its {MODERN} server/discover",
+            received=f"MCP-Protocol-Version of its requests: {', '.join(v or '-' for v in box['versions'][:8])}",
+            stderr=bridge.stderr_tail(),
+        )
     names = sorted(t.name for t in box["tools"].tools)
     if names != sorted(SHOP_TOOLS):
         raise Failure("tools-list", "the SDK client sees other tools than the shop's four", received=show(names))
     for (tool, arguments), result in zip(calls, box["results"], strict=True):
         received = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        check_call_result(received, (tool, arguments), LATEST, f"(the SDK client) call_tool{(tool, arguments)}")
+        version = MODERN if mode == "auto" else LATEST
+        check_call_result(
+            received, (tool, arguments), version, f"(the SDK client, mode={mode!r}) call_tool{(tool, arguments)}"
+        )
 
 
 def _sdk_error(error: BaseException) -> str:
@@ -569,17 +769,24 @@ def _json(text: str) -> Any:
 TOKEN = "course-token-7f3a"  # the public cells' token; hidden ones draw their own
 
 
-@public("12", "test_post", "POST: requests answered 200 with JSON, a notification and a response 202, 400, GET 405")
+@public("12", "test_post", "2026-07-28: a POST per message, no session; 202, 404, 400 by the table; GET, DELETE 405")
 def post_cell(work: Work) -> None:
-    check_post(work, [1, "7"], [("count_orders", {"status": "paid"})])
+    check_modern_post(work, [1, "7"], [("count_orders", {"status": "paid"})], "0123456789abcdef0123456789abcdef")
+
+
+@public("12", "test_headers", "MCP-Protocol-Version, Mcp-Method, Mcp-Name checked against the body: 400 with -32020")
+def headers_cell(work: Work) -> None:
+    check_header_problem(work, header_cases("get_order", "count_orders", 3))
+    check_headers_served(work, "get_order", "h")
 
 
 @public(
     "12",
     "test_sessions",
-    "Mcp-Session-Id issued at initialize, then required (400, 404, DELETE), one Server each; MCP-Protocol-Version",
+    "older clients: Mcp-Session-Id issued at initialize, then required (400, 404, DELETE); MCP-Protocol-Version",
 )
 def sessions_cell(work: Work) -> None:
+    check_post(work, [1, "7"], [("count_orders", {"status": "paid"})])
     check_sessions(work, "0123456789abcdef0123456789abcdef", "2025-03-26", VISIBLE["versions"])
 
 
@@ -612,10 +819,11 @@ def whole_cell(work: Work) -> None:
         check_whole_server(bridge, TOKEN)
 
 
-@public("12", "test_sdk_client", "the official MCP SDK's Streamable HTTP client, with the token, lists and calls tools")
+@public("12", "test_sdk_client", "the official MCP SDK's HTTP client, with the token, in 2026-07-28 and legacy mode")
 def sdk_cell(work: Work) -> None:
     with running(work, TOKEN) as bridge:
-        check_sdk(bridge, TOKEN, [("count_orders", {"status": "shipped"}), ("get_order", {"order_id": 7})])
+        check_sdk(bridge, TOKEN, [("count_orders", {"status": "shipped"}), ("get_order", {"order_id": 7})], "auto")
+        check_sdk(bridge, TOKEN, [("count_orders", {"status": "paid"})], "legacy")
 
 
 @public("12", "test_inspector", "the MCP Inspector's CLI over HTTP, with the token, lists your tools and calls one")

@@ -28,11 +28,22 @@ def _ids(rng: random.Random, count: int) -> list[object]:
 
 @hidden("12", "test_post")
 def post(work: Work, rng: random.Random) -> None:
-    s.check_post(work, _ids(rng, 2), _calls(rng, 2))
+    s.check_modern_post(work, _ids(rng, 2), _calls(rng, 2), s.drawn_session_id(rng))
+
+
+@hidden("12", "test_headers")
+def headers(work: Work, rng: random.Random) -> None:
+    name, other = rng.sample([*stage05.SHOP_TOOLS, "Grüße", "naïve tool", "x y"], 2)
+    (id,) = _ids(rng, 1)
+    cases = s.header_cases(name, other, id)
+    rng.shuffle(cases)
+    s.check_header_problem(work, cases)
+    s.check_headers_served(work, rng.choice([t for t in stage05.SHOP_TOOLS if t != "count_orders"]), id)
 
 
 @hidden("12", "test_sessions")
 def sessions(work: Work, rng: random.Random) -> None:
+    s.check_post(work, _ids(rng, 2), _calls(rng, 1))
     other = rng.choice([v for v in SUPPORTED if v != "2025-11-25"])
     versions = [f"20{rng.randint(30, 99)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}", rng.choice(["latest", "2025"])]
     s.check_sessions(work, s.drawn_session_id(rng), other, versions)
@@ -65,7 +76,7 @@ def auth(work: Work, rng: random.Random) -> None:
 def whole(work: Work, rng: random.Random) -> None:
     token = s.drawn_token(rng)
     with s.running(work, token) as bridge:
-        for version in ("2025-11-25", "2025-06-18", "2025-03-26"):
+        for version in ("2025-11-25", "2025-06-18", "2025-03-26"):  # the older clients' sessions
             s.check_session_calls(bridge, token, version, _calls(rng, 3), _ids(rng, 4))
 
 
@@ -73,7 +84,8 @@ def whole(work: Work, rng: random.Random) -> None:
 def sdk(work: Work, rng: random.Random) -> None:
     token = s.drawn_token(rng)
     with s.running(work, token) as bridge:
-        s.check_sdk(bridge, token, _calls(rng, 2))
+        s.check_sdk(bridge, token, _calls(rng, 2), "auto")
+        s.check_sdk(bridge, token, _calls(rng, 1), "legacy")
 
 
 @hidden("12", "test_inspector")
