@@ -24,7 +24,8 @@ from reference.child import ChildProcess
 
 EARLY = 0.3  # seconds to listen before anything is sent
 QUIET = 1.0  # seconds of silence after which the server is done answering
-MOST = 6.0  # seconds to wait for the replies while stdin is open
+MOST = 20.0  # seconds at most to wait for the replies while stdin is open (only a server still on the CPU,
+# or still writing, is waited for that long: an idle one is done after QUIET)
 AFTER = 2.0  # seconds to collect what comes after stdin is closed
 MAX_LINES = 12  # lines a reproducer may hold: it is meant to be small
 MAX_LINE = 8192  # characters of one line
