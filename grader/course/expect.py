@@ -123,6 +123,30 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "holds about 64 KiB, and a server blocked on a full stderr pipe stops answering",
         "read the child's stderr on a thread of its own from the start, keeping only its last lines",
     ),
+    "client-probe": (
+        "MCP 2026-07-28, Transports > stdio > Backward Compatibility: a dual-era client SHOULD probe with "
+        "server/discover first; a DiscoverResult or a recognised modern error (such as -32022) means a modern "
+        "server: do not fall back to initialize; any other error, or no response within a reasonable timeout, "
+        "means a legacy server: fall back to initialize. The fallback MUST NOT be keyed to one specific error code",
+        "send server/discover with the _meta envelope and a timeout; on a result stay modern; on -32020, -32021 or "
+        "-32022 raise ClientError; on any other error and on a timeout run initialize()",
+    ),
+    "client-envelope": (
+        "MCP 2026-07-28, Base Protocol > _meta: client requests carry the io.modelcontextprotocol/* fields in "
+        "_meta; fields marked as required (protocolVersion, clientCapabilities) MUST be included on every "
+        "request, and clients SHOULD include clientInfo on every request",
+        "in send_request, when self.era is 'modern', send params with _meta = the caller's _meta plus "
+        "self.envelope(); a legacy connection gets no _meta",
+    ),
+    "client-input-required": (
+        "MCP 2026-07-28, Multi Round-Trip Requests > Client Requirements: the client MUST construct the inputs "
+        "requested before retrying; it MUST echo back the exact requestState, and MUST NOT include one if the "
+        "result had none; the retry's JSON-RPC id MUST be different; inputResponses keys correspond to the "
+        "keys in inputRequests",
+        "build each retry from the original params: inputResponses = {key: on_input(key, request) for each "
+        "entry of the last result's inputRequests}, requestState = that result's requestState only if it has "
+        "one; send it with request() (a new id) until resultType is not input_required",
+    ),
     "client-shutdown": (
         "MCP 2025-11-25, Lifecycle > Shutdown: for stdio, the client SHOULD first close the input stream to the "
         "server, wait for it to exit, send SIGTERM if it does not exit in a reasonable time, then SIGKILL",
