@@ -116,3 +116,15 @@ def test_the_answer_key_falls_back_for_a_legacy_server(
         assert counted["structuredContent"] == {"status": "paid", "count": 341} and "resultType" not in counted
     finally:
         assert client.close() == 0
+
+
+@pytest.mark.parametrize("name", ["era_probe", "client", "child"])
+def test_the_reference_client_is_out_of_reach_in_stage_06(tmp_path: Path, name: str) -> None:
+    """The stage teaches the dual-era client: its answer key is not in the runtime, and importing it fails."""
+    from grader.course.expect import Failure
+    from grader.course.work import Work
+
+    assert not list((runtime.cached("06") / "reference").glob(f"{name}.*"))
+    (tmp_path / "mcp_client.py").write_text(f"from reference import {name}\n", encoding="utf-8")
+    with Work(tmp_path, "06") as work, pytest.raises(Failure):
+        work.module("mcp_client")

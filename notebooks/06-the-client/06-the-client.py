@@ -617,8 +617,9 @@ lab.check("test_close")
 lab.check("test_probe")
 
 # %% test id=test_envelope points=2
-# Modern era: every request after the probe carries the three _meta keys (the caller's own kept, its
-# params untouched); legacy era after a fallback: none.
+# Modern era: every request after the probe carries the three _meta keys (the caller's own _meta kept);
+# legacy era after a fallback: none.
+# Hidden when graded: the same checks on other values.
 lab.check("test_envelope")
 
 # %% test id=test_input_required points=3
