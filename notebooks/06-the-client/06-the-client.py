@@ -183,8 +183,8 @@ lab.watch(
 # > unknown pre-`initialize` requests with implementation-defined errors (commonly `-32601` or
 # > `-32602`) or not at all.
 #
-# So test for the few codes that mean *modern*, never for the one that means *legacy*, and treat a
-# timeout as an answer. The probe against the course's server, which speaks both eras:
+# So test for the few codes that mean *modern*, never for one code that would mean *legacy*, and
+# treat a timeout as an answer. The probe against the course's server, which speaks both eras:
 #
 # ```text
 # $ mcp-lab serve
