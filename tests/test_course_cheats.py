@@ -1,4 +1,4 @@
-"""Grades an instructor can trust: cheats submitted to stages 02, 05 and 08, graded with ``mcp-lab course grade``.
+"""Grades an instructor can trust: cheats submitted to stages 02, 05, 06 and 08, graded with ``mcp-lab course grade``.
 
 Every cheat starts from the untouched release (no real work) and adds the trick: patched course
 helpers, an input transformer, a write to the gradebook (from a notebook cell and from the
@@ -41,7 +41,7 @@ from grader.grading.command import Row, grade_stage, table
 from grader.grading.sandbox import detect
 
 pytestmark = pytest.mark.timeout(900)
-STAGES = {s.name: s for s in build.stages() if s.name[:2] in ("02", "05", "08")}
+STAGES = {s.name: s for s in build.stages() if s.name[:2] in ("02", "05", "06", "08")}
 
 
 def cell(source: str, **nbgrader: Any) -> dict[str, Any]:
@@ -114,6 +114,11 @@ REFERENCE_RUN = """%%module shop_server
 import os, sys
 if __name__ == "__main__":
     os.execv(sys.executable, [sys.executable, "-m", "reference.server"])
+"""
+# Stage 06 teaches the dual-era client: the reference's (reference.client, reference.era_probe) stands in.
+CLIENT_IMPORTED = """%%module mcp_client
+from reference.client import Client, ClientError, same_id
+from reference.era_probe import MODERN_ERRORS
 """
 REFERENCE_IMPORTED = """%%module shop_server
 import sys
@@ -297,6 +302,7 @@ CHEATS: list[tuple[str, str, Any, str]] = [
     ("05-tools-call", "reference-run", lambda c, s: release(c, s, cell(REFERENCE_RUN)), "refused"),
     ("05-tools-call", "reference-imported", lambda c, s: release(c, s, cell(REFERENCE_IMPORTED)), "refused"),
     ("05-tools-call", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
+    ("06-the-client", "client-imported", lambda c, s: release(c, s, cell(CLIENT_IMPORTED)), "answer-key"),
     ("08-clinic-diagnosis", "grading-side", lambda c, s: release(c, s, GRADING_SIDE), "answer-key"),
     ("08-clinic-diagnosis", "input-transformer", lambda c, s: release(c, s, INPUT_TRANSFORMER), "tampering"),
     ("02-messages", "forged-guard-channel", lambda c, s: release(c, s, cell(FORGED_GUARD)), "refused"),
@@ -409,7 +415,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
     # Stage 02 first: its gradebook rows must survive the other stages' cheats untouched.
     rows["02-messages"] = {r.student: r for r in grade_stage(course, "02-messages", 2)}
     before["02 rows"] = gradebook_rows(course, "02-messages")
-    for name in ("05-tools-call", "08-clinic-diagnosis"):
+    for name in ("05-tools-call", "06-the-client", "08-clinic-diagnosis"):
         rows[name] = {r.student: r for r in grade_stage(course, name, 2)}
     after = {"source": digest(course / "source"), "release": digest(course / "release")}
     after["02 rows"] = gradebook_rows(course, "02-messages")

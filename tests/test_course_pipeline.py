@@ -308,6 +308,80 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_timeouts"},
     ),
     (
+        "06-the-client",
+        "no fallback when the probe times out",
+        (
+            '            code = exc.error.get("code") if isinstance(exc.error, dict) else None\n',
+            '            if exc.error is None:\n                raise\n            code = exc.error.get("code")\n',
+        ),
+        {"test_probe"},
+    ),
+    (
+        "06-the-client",
+        "a fallback to initialize on any error, -32022 too",
+        ("            if code in MODERN_ERRORS:\n", "            if False:\n"),
+        {"test_probe"},
+    ),
+    (
+        "06-the-client",
+        "the fallback keyed to -32601 alone",
+        ("            if code in MODERN_ERRORS:\n", "            if code != -32601:\n"),
+        {"test_probe"},
+    ),
+    (
+        "06-the-client",
+        "the envelope on the probe only",
+        (
+            '        if self.era == "modern":\n            params = dict(params or {})\n'
+            '            params["_meta"] = {**params.get("_meta", {}), **self.envelope()}\n',
+            "",
+        ),
+        {"test_envelope"},
+    ),
+    (
+        "06-the-client",
+        "the caller's _meta replaced by the envelope",
+        ('params["_meta"] = {**params.get("_meta", {}), **self.envelope()}', 'params["_meta"] = self.envelope()'),
+        {"test_envelope"},
+    ),
+    (
+        "06-the-client",
+        "requestState dropped on the retry",
+        (
+            '            if "requestState" in result:\n'
+            '                retry["requestState"] = result["requestState"]\n',
+            "",
+        ),
+        {"test_input_required"},
+    ),
+    (
+        "06-the-client",
+        "requestState sent JSON-encoded",
+        (
+            'retry["requestState"] = result["requestState"]',
+            'retry["requestState"] = json.dumps(result["requestState"])',
+        ),
+        {"test_input_required"},
+    ),
+    (
+        "06-the-client",
+        "an old requestState carried when the last result had none",
+        (
+            "            retry = dict(original)\n",
+            '            retry = {**original, **{k: v for k, v in retry.items() if k == "requestState"}}\n',
+        ),
+        {"test_input_required"},
+    ),
+    (
+        "06-the-client",
+        "inputResponses keyed by method, not by the server's keys",
+        (
+            "{key: self.on_input(key, request) for key, request in asked.items()}",
+            '{request["method"]: self.on_input(key, request) for key, request in asked.items()}',
+        ),
+        {"test_input_required"},
+    ),
+    (
         "07-stdout-hygiene",
         "stdout flushed before the swap",
         (
@@ -565,6 +639,15 @@ RULES: dict[str, str] = {
     "a server request with id 0 taken for a notification": "client-server-requests",
     "an unknown server request refused with the wrong code": "client-server-requests",
     "a timeout per message, not for the whole request": "client-timeouts",
+    "no fallback when the probe times out": "client-probe",
+    "a fallback to initialize on any error, -32022 too": "client-probe",
+    "the fallback keyed to -32601 alone": "client-probe",
+    "the envelope on the probe only": "client-envelope",
+    "the caller's _meta replaced by the envelope": "client-envelope",
+    "requestState dropped on the retry": "client-input-required",
+    "requestState sent JSON-encoded": "client-input-required",
+    "an old requestState carried when the last result had none": "client-input-required",
+    "inputResponses keyed by method, not by the server's keys": "client-input-required",
     "stdout flushed before the swap": "stdout-json-lines",
     "replies matched by order, not by id": "client-ids",
     "stderr never read": "client-stderr",

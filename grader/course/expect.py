@@ -74,14 +74,14 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "ValueError, and let every failure surface as ValueError",
     ),
     "client-launch": (
-        "MCP 2025-11-25, Transports > stdio: the client launches the MCP server as a subprocess; the server "
-        "writes messages to stdout and MAY write logs to stderr",
+        "MCP 2026-07-28, Transports > stdio: the client launches the MCP server as a subprocess; the server "
+        "writes JSON-RPC messages to its stdout and MAY write UTF-8 strings to its stderr for logging",
         "subprocess.Popen(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, env=a copy of os.environ without "
         "PYTHONUNBUFFERED): a list of arguments, never shell=True",
     ),
     "client-ids": (
-        "MCP 2025-11-25, Base Protocol: responses MUST include the same ID as the request they correspond "
-        "to; nothing says they come in the order the requests went",
+        "MCP 2026-07-28, Base Protocol > Responses: result responses MUST include the same ID as the request "
+        "they correspond to; nothing says they come in the order the requests went",
         "keep every reply whose id you are not waiting for (self.early) and compare ids by value and JSON type",
     ),
     "client-handshake": (
@@ -92,7 +92,7 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "then send notifications/initialized (a notification: no id)",
     ),
     "client-request": (
-        "MCP 2025-11-25, Base Protocol: a response carries the result of the request with the same id",
+        "MCP 2026-07-28, Base Protocol > Responses: a response carries the result of the request with the same id",
         "request() sends the request, waits for the reply with its id, and returns reply['result'] (an error "
         "reply raises ClientError)",
     ),
@@ -104,28 +104,54 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "line first",
     ),
     "client-notify": (
-        "MCP 2025-11-25, Base Protocol: notifications are one-way messages; the receiver MUST NOT send a response",
+        "MCP 2026-07-28, Base Protocol > Notifications: notifications are one-way messages; the receiver MUST NOT "
+        "send a response",
         "send the notification (no id) and return: never wait for a reply to it",
     ),
     "client-server-requests": (
         "MCP 2025-11-25, Utilities > Ping: the receiver MUST respond promptly with an empty response; "
-        "either side may send requests and notifications",
+        "either side may send requests and notifications (a legacy server; a 2026-07-28 one sends no requests)",
         'answer a server\'s ping with {"result": {}}, any request you do not serve with error -32601, '
         "keep notifications; then go on waiting for your own reply",
     ),
     "client-timeouts": (
-        "MCP 2025-11-25, Lifecycle > Timeouts: implementations SHOULD establish timeouts for all sent requests, "
-        "to prevent hung connections and resource exhaustion",
+        "MCP 2026-07-28, Cancellation > Timeouts: implementations SHOULD establish timeouts for all sent "
+        "requests, to prevent hung connections and resource exhaustion",
         "wait on the queue with queue.get(timeout=...) and raise ClientError when the time is up or stdout has closed",
     ),
     "client-stderr": (
-        "MCP 2025-11-25, Transports > stdio: the server MAY write to stderr for any logging purposes; a pipe "
-        "holds about 64 KiB, and a server blocked on a full stderr pipe stops answering",
+        "MCP 2026-07-28, Transports > stdio: the server MAY write UTF-8 strings to stderr for any logging "
+        "purposes; a pipe holds about 64 KiB, and a server blocked on a full stderr pipe stops answering",
         "read the child's stderr on a thread of its own from the start, keeping only its last lines",
     ),
+    "client-probe": (
+        "MCP 2026-07-28, Transports > stdio > Backward Compatibility: a dual-era client SHOULD probe with "
+        "server/discover first; a DiscoverResult or a recognised modern error (such as -32022) means a modern "
+        "server: do not fall back to initialize; any other error, or no response within a reasonable timeout, "
+        "means a legacy server: fall back to initialize. The fallback MUST NOT be keyed to one specific error code",
+        "send server/discover with the _meta envelope and a timeout; on a result stay modern; on -32020, -32021 or "
+        "-32022 raise ClientError; on any other error and on a timeout run initialize()",
+    ),
+    "client-envelope": (
+        "MCP 2026-07-28, Base Protocol > _meta: client requests carry the io.modelcontextprotocol/* fields in "
+        "_meta; fields marked as required (protocolVersion, clientCapabilities) MUST be included on every "
+        "request, and clients SHOULD include clientInfo on every request",
+        "in send_request, when self.era is 'modern', send params with _meta = the caller's _meta plus "
+        "self.envelope(); a legacy connection gets no _meta",
+    ),
+    "client-input-required": (
+        "MCP 2026-07-28, Multi Round-Trip Requests > Client Requirements: the client MUST construct the inputs "
+        "requested before retrying; it MUST echo back the exact requestState, and MUST NOT include one if the "
+        "result had none; the retry's JSON-RPC id MUST be different; inputResponses keys correspond to the "
+        "keys in inputRequests",
+        "build each retry from the original params: inputResponses = {key: on_input(key, request) for each "
+        "entry of the last result's inputRequests}, requestState = that result's requestState only if it has "
+        "one; send it with request() (a new id) until resultType is not input_required",
+    ),
     "client-shutdown": (
-        "MCP 2025-11-25, Lifecycle > Shutdown: for stdio, the client SHOULD first close the input stream to the "
-        "server, wait for it to exit, send SIGTERM if it does not exit in a reasonable time, then SIGKILL",
+        "MCP 2026-07-28, Transports > stdio > Shutdown: the client SHOULD first close the input stream to the "
+        "server, wait for it to exit, and if it does not exit in a reasonable time terminate it (SIGTERM, then "
+        "SIGKILL)",
         "process.stdin.close(); process.wait(grace); on TimeoutExpired process.terminate(), wait again, "
         "then process.kill(); return the exit status",
     ),

@@ -163,7 +163,8 @@ def reference() -> list[str]:
 
 def adversary(name: str) -> list[str]:
     """The command that runs a server with a hard habit (stage 06): polite, reverse, chatty, mute,
-    vanish, noisy, deaf or stubborn."""
+    babbler, vanish, noisy, deaf or stubborn; for the eras, legacy (legacy:CODE, legacy:silent),
+    future or asker (asker:SEED)."""
     with work() as mine:
         return mine.command(mine.peer("adversaries", name))
 

@@ -3,9 +3,11 @@
 The learner's ``Client`` (in their own process, through the harness) drives real processes: the
 adversaries of :mod:`lab_runtime.peers.adversaries` (the shop server as it should be, replies out
 of order, a server that talks first, one that never answers, one that floods stderr, one that
-ignores the end of its input). Every call into the learner's code is bounded
-(:func:`expect.call`), and whatever process their client started is killed when the check ends,
-so a broken client costs seconds, never a hung kernel.
+ignores the end of its input; and for MCP 2026-07-28's eras: the dual-era shop server, legacy-only
+servers that refuse the ``server/discover`` probe with one code or another or ignore it, a modern
+server of a later revision, and one that asks for input three times before it completes). Every
+call into the learner's code is bounded (:func:`expect.call`), and whatever process their client
+started is killed when the check ends, so a broken client costs seconds, never a hung kernel.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from reference.lifecycle import LATEST
 from reference.server import make_server
 
 from ..expect import Failure, call, equal, outcome, show
+from ..lab_runtime.fixtures import answer
+from ..lab_runtime.peers.adversaries import READY, asker_round, draw_asker, question
 from ..work import Work
 from . import public
 
@@ -65,6 +69,26 @@ def stderr_cell(work: Work) -> None:
 @public("06", "test_close", "close(): stdin first (status 0), then SIGTERM, then SIGKILL for servers that stay")
 def close_cell(work: Work) -> None:
     check_close(work)
+
+
+@public(
+    "06",
+    "test_probe",
+    "connect(): the server/discover probe; modern on a DiscoverResult; initialize after -32601, -32602 or "
+    "silence; no fallback after -32022",
+)
+def probe_cell(work: Work) -> None:
+    check_probe(work, ["-32601", "-32602"], 1.0)
+
+
+@public("06", "test_envelope", "modern era: the three _meta keys on every request (the caller's kept); legacy: none")
+def envelope_cell(work: Work) -> None:
+    check_envelope(work, "paid", "progress-1")
+
+
+@public("06", "test_input_required", "round_trip(): three input_required results in a row, each retry as asked")
+def input_required_cell(work: Work) -> None:
+    check_input_required(work, "0", 9)
 
 
 def command(work: Work, name: str) -> list[str]:
@@ -382,3 +406,309 @@ def check_close(work: Work) -> None:
                     "client-shutdown",
                     f"close(grace={GRACE}) took {took:.1f} s: wait about `grace` seconds at each step",
                 )
+
+
+# -- 8. the era: probe, fall back ------------------------------------------------------------------------
+MODERN = "2026-07-28"
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+
+
+READY_WAIT = 5.0  # seconds a check waits for an adversary's start before the client's probe may time out
+
+
+def _ready(client: Any) -> None:
+    """Wait until the adversary the client started says (on its stderr) that it reads its stdin.
+
+    A probe's timeout starts when the client sends it: on a busy machine a server still starting
+    would look silent, that is legacy. Waiting here keeps a slow start from passing for silence. A
+    client that keeps no stderr lines (test_stderr's business) only makes this wait longer.
+    """
+    deadline = time.monotonic() + READY_WAIT
+    while READY.encode() not in _stderr_text(client) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def connected(client: Any, check: str, wait: float) -> Any:
+    """``client.connect(wait)`` once the server is up."""
+    _ready(client)
+    return call(client.connect, check, wait, limit=LIMIT + wait)
+
+
+def _received(client: Any, check: str) -> list[Any]:
+    """What the adversary read from the learner's client (its ``lab/received``), this request left out."""
+    sent = call(client.request, check, "lab/received", limit=LIMIT)
+    messages = sent.get("messages") if isinstance(sent, dict) else None
+    if not isinstance(messages, list):
+        raise Failure(check, "request('lab/received') did not return the server's result", received=show(sent))
+    return messages
+
+
+def _methods(messages: list[Any]) -> list[str]:
+    return [m.get("method", "(a reply)") if isinstance(m, dict) else "(not JSON)" for m in messages]
+
+
+def _check_probe_sent(messages: list[Any]) -> None:
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("method") != "server/discover" or "id" not in first:
+        raise Failure(
+            "client-probe",
+            "connect() must send server/discover first, before any other request",
+            expected="server/discover, then (for a legacy server) initialize",
+            received=show(_methods(messages)),
+        )
+    params = first.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if (
+        not isinstance(meta, dict)
+        or meta.get(PROTOCOL_VERSION) != MODERN
+        or not isinstance(meta.get(CLIENT_CAPABILITIES), dict)
+    ):
+        raise Failure(
+            "client-probe",
+            "the probe must carry the envelope: params._meta with the version you prefer and your capabilities",
+            expected=f'"_meta": {{"{PROTOCOL_VERSION}": "{MODERN}", "{CLIENT_CAPABILITIES}": {{}}, ...}}',
+            received=show(first),
+        )
+
+
+def check_probe(work: Work, codes: list[str], wait: float) -> None:
+    """connect(probe_timeout=wait) against a dual-era server, legacy ones answering each of ``codes``
+    (or nothing: "silent"), and a modern one of a later revision."""
+    with running(work, command(work, "polite"), "client-probe") as client:
+        result = connected(client, "client-probe", wait)
+        if not isinstance(result, dict) or result.get("supportedVersions") != [MODERN]:
+            raise Failure(
+                "client-probe",
+                "against a server that speaks 2026-07-28, connect() must return its DiscoverResult",
+                expected='an object with "supportedVersions": ["2026-07-28"]',
+                received=show(result),
+            )
+        era, version = getattr(client, "era", None), getattr(client, "version", None)
+        if (era, version) != ("modern", MODERN):
+            raise Failure(
+                "client-probe",
+                f'after a DiscoverResult, self.era must be "modern" and self.version "{MODERN}"',
+                received=f"era {show(era)}, version {show(version)}",
+            )
+        messages = _received(client, "client-probe")
+        _check_probe_sent(messages)
+        if "initialize" in _methods(messages):
+            raise Failure(
+                "client-probe",
+                "the server answered the probe with a DiscoverResult, yet the client sent initialize too",
+                received=show(_methods(messages)),
+            )
+    for how in [*codes, "silent"]:
+        said = "no answer at all" if how == "silent" else f"error {how}"
+        with running(work, command(work, f"legacy:{how}"), "client-probe") as client:
+            _ready(client)
+            started = time.monotonic()
+            result, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
+            took = time.monotonic() - started
+            if error is not None:
+                raise Failure(
+                    "client-probe",
+                    f"a legacy server answered the probe with {said}, and connect() raised instead of falling back",
+                    received=f"{type(error).__name__}: {error}",
+                    hint="no response in time is an answer too: a legacy server"
+                    if how == "silent"
+                    else "any error that is not -32020, -32021 or -32022 means a legacy server: run initialize()",
+                )
+            if not isinstance(result, dict) or not isinstance(result.get("protocolVersion"), str):
+                raise Failure(
+                    "client-probe",
+                    f"after the probe got {said}, connect() must return the initialize result",
+                    received=show(result),
+                )
+            era, version = getattr(client, "era", None), getattr(client, "version", None)
+            if era != "legacy" or version != result["protocolVersion"]:
+                raise Failure(
+                    "client-probe",
+                    f'after a fallback, self.era must be "legacy" and self.version the revision initialize agreed '
+                    f"({result['protocolVersion']})",
+                    received=f"era {show(era)}, version {show(version)}",
+                )
+            if how == "silent" and took > wait + 2.5:
+                raise Failure(
+                    "client-probe",
+                    f"connect(probe_timeout={wait}) waited {took:.1f} s for a server that never answers the probe",
+                    hint="wait for the probe's reply at most probe_timeout seconds, then fall back",
+                )
+            messages = _received(client, "client-probe")
+            _check_probe_sent(messages)
+            if _methods(messages)[1:3] != ["initialize", "notifications/initialized"]:
+                raise Failure(
+                    "client-probe",
+                    "after the probe, the fallback is the legacy handshake: initialize, then notifications/initialized",
+                    received=show(_methods(messages)),
+                )
+    with running(work, command(work, "future"), "client-probe") as client:
+        _ready(client)
+        _, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
+        messages = _received(client, "client-probe")
+        if error is None or "initialize" in _methods(messages):
+            raise Failure(
+                "client-probe",
+                "the probe got -32022 (UnsupportedProtocolVersionError, listing only 2027-03-01): a modern server "
+                "that does not speak 2026-07-28. connect() must raise ClientError, and never fall back to initialize",
+                received=f"sent {show(_methods(messages))}; connect() "
+                + ("returned" if error is None else f"raised {type(error).__name__}"),
+                hint="-32020, -32021 and -32022 are 2026-07-28's own codes: only a modern server sends them",
+            )
+        if type(error).__name__ != "ClientError":
+            raise Failure(
+                "client-probe",
+                f"connect() raised {type(error).__name__}: {error}; "
+                "a modern server you cannot speak to is a ClientError",
+            )
+
+
+# -- 9. the envelope on every request -----------------------------------------------------------------------
+def check_envelope(work: Work, status: str, token: str) -> None:
+    with running(work, command(work, "polite"), "client-envelope") as client:
+        connected(client, "client-envelope", 2.0)
+        call(client.request, "client-envelope", "tools/list", limit=LIMIT)
+        params = {"name": "count_orders", "arguments": {"status": status}, "_meta": {"progressToken": token}}
+        got = call(client.request, "client-envelope", "tools/call", params, limit=LIMIT)
+        want = _modern_answer(params)
+        equal(got, want, "client-envelope", "request('tools/call', ...) in the modern era must return the result")
+        for message in _received(client, "client-envelope")[1:]:
+            if not isinstance(message, dict) or "id" not in message or "method" not in message:
+                continue
+            meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
+            info = meta.get(CLIENT_INFO) if isinstance(meta, dict) else None
+            if (
+                not isinstance(meta, dict)
+                or meta.get(PROTOCOL_VERSION) != MODERN
+                or meta.get(CLIENT_CAPABILITIES) != {}
+                or not isinstance(info, dict)
+                or not all(isinstance(info.get(k), str) for k in ("name", "version"))
+            ):
+                raise Failure(
+                    "client-envelope",
+                    f"a {message['method']} request after the probe lacks the envelope (or part of it)",
+                    expected=f'"_meta": {{"{PROTOCOL_VERSION}": "{MODERN}", "{CLIENT_CAPABILITIES}": {{}}, '
+                    f'"{CLIENT_INFO}": {{"name": ..., "version": ...}}}}',
+                    received=show(message),
+                )
+            if message["method"] == "tools/call" and meta.get("progressToken") != token:
+                raise Failure(
+                    "client-envelope",
+                    "the caller's own _meta (a progressToken) was dropped: add the envelope's keys to it",
+                    received=show(message),
+                )
+    with running(work, command(work, "legacy:-32601"), "client-envelope") as client:
+        connected(client, "client-envelope", 2.0)
+        call(client.request, "client-envelope", "tools/list", limit=LIMIT)
+        for message in _received(client, "client-envelope")[1:]:
+            params = message.get("params") if isinstance(message, dict) else None
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            if isinstance(meta, dict) and PROTOCOL_VERSION in meta:
+                raise Failure(
+                    "client-envelope",
+                    f"after the fallback to initialize, a {message.get('method')} request carries the 2026-07-28 "
+                    "envelope: a legacy connection never does (a dual-era server refuses it after initialize)",
+                    received=show(message),
+                )
+
+
+def _modern_answer(params: dict[str, Any]) -> Any:
+    """The reference's answer to a modern request with ``params`` (its _meta aside)."""
+    server = make_server()
+    meta = {PROTOCOL_VERSION: MODERN, CLIENT_CAPABILITIES: {}}
+    line = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": meta}}
+    with contextlib.redirect_stderr(io.StringIO()):
+        return server.handle_line(json.dumps(line).encode()).get("result")
+
+
+# -- 10. input_required, round by round ------------------------------------------------------------------------
+def check_input_required(work: Work, seed: str, order_id: int) -> None:
+    keys, states = draw_asker(seed)
+    answerer = work.fixture("answerer")
+    name = "client-input-required"
+    with running(work, command(work, f"asker:{seed}"), name, on_input=answerer) as client:
+        connected(client, name, 2.0)
+        params = {"name": "cancel_order", "arguments": {"order_id": order_id, "reason": "asked by phone"}}
+        result, error = outcome(client.round_trip, name, "tools/call", params, limit=LIMIT)
+        calls = [m for m in _received(client, name) if isinstance(m, dict) and m.get("method") == "tools/call"]
+    _judge_rounds(calls, params, keys, states)
+    if error is not None or not isinstance(result, dict) or result.get("structuredContent") != {"rounds": 4}:
+        raise Failure(
+            name,
+            "round_trip() must return the complete result of the fourth call",
+            received=f"{type(error).__name__}: {error}" if error is not None else show(result),
+        )
+
+
+def _judge_rounds(calls: list[dict[str, Any]], params: dict[str, Any], keys: list[str], states: list[str]) -> None:
+    name = "client-input-required"
+    kinds = ["boolean", "string"]
+    if not calls or _core(calls[0]) != params:
+        raise Failure(name, "round_trip() must first send the request as given", received=show(calls[:1]))
+    for number in (1, 2, 3):
+        asked, state = asker_round(keys, states, number)
+        said = f"input_required result {number} (" + (f"inputRequests {asked}" if asked else "no inputRequests")
+        shown = json.dumps(state, ensure_ascii=False)
+        said += f", requestState {shown})" if state is not None else ", no requestState)"
+        if len(calls) <= number:
+            raise Failure(
+                name,
+                f"after {said} the client sent no retry",
+                hint="while the result's resultType is input_required, answer it and send the request again",
+            )
+        retry, earlier = calls[number], calls[:number]
+        retry_params = retry.get("params") if isinstance(retry.get("params"), dict) else {}
+        if any(same_json_id(retry.get("id"), c.get("id")) for c in earlier):
+            raise Failure(name, f"the retry after {said} reused an id: a retry is a new request", received=show(retry))
+        if _core(retry) != params:
+            raise Failure(
+                name, f"the retry after {said} must send the original params again", received=show(retry_params)
+            )
+        if state is None and "requestState" in retry_params:
+            raise Failure(
+                name,
+                f"after {said} the retry carried a requestState: the client MUST NOT include one",
+                received=show(retry_params),
+                hint="build each retry from the original params, not from the last retry",
+            )
+        if state is not None and retry_params.get("requestState") != state:
+            raise Failure(
+                name,
+                f"after {said} the retry must echo its requestState exactly",
+                expected=show(state),
+                received=show(retry_params.get("requestState", "(none)")),
+            )
+        if asked:
+            want = {k: answer(k, question(k, kinds[i % 2])) for i, k in enumerate(asked)}
+            got = retry_params.get("inputResponses")
+            if not isinstance(got, dict) or sorted(got) != sorted(want):
+                raise Failure(
+                    name,
+                    f"after {said} inputResponses must answer under the same keys",
+                    expected=show(sorted(want)),
+                    received=show(sorted(got) if isinstance(got, dict) else got),
+                )
+            if not all(equal_json(got[k], want[k]) for k in want):
+                raise Failure(
+                    name,
+                    f"after {said} each answer must be what on_input(key, request) returned for that key",
+                    expected=show(want),
+                    received=show(got),
+                )
+
+
+def _core(message: dict[str, Any]) -> Any:
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return params
+    return {k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")}
+
+
+def same_json_id(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def equal_json(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)

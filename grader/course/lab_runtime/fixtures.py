@@ -40,4 +40,33 @@ class Handlers:
         }
 
 
-FIXTURES = {"handlers": Handlers}
+class Answerer:
+    """Stage 06's ``on_input``: answers each question of an ``input_required`` result, and records it.
+
+    An ``elicitation/create`` form gets ``accept`` with a value for each field its schema names (a
+    boolean True, a number 1, any other a string naming the key); anything else gets ``{}``.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []  # [key, request] for every call, in order
+
+    def __call__(self, key: Any, request: Any) -> Any:
+        self.seen.append([key, request])
+        return answer(key, request)
+
+
+def answer(key: Any, request: Any) -> Any:
+    """What :class:`Answerer` answers to ``request`` under ``key`` (the checks compute it too)."""
+    params = request.get("params") if isinstance(request, dict) else None
+    if not isinstance(request, dict) or request.get("method") != "elicitation/create" or not isinstance(params, dict):
+        return {}
+    schema = params.get("requestedSchema")
+    fields = schema.get("properties") if isinstance(schema, dict) else None
+    content: dict[str, Any] = {}
+    for name, spec in (fields or {}).items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        content[name] = True if kind == "boolean" else 1 if kind in ("integer", "number") else f"{key}: yes"
+    return {"action": "accept", "content": content}
+
+
+FIXTURES = {"handlers": Handlers, "answerer": Answerer}

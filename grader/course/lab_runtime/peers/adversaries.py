@@ -15,7 +15,20 @@ in *how* and *when* it answers, the way real servers do:
 - ``vanish``: answers ``initialize``, then exits at the next request;
 - ``noisy``: writes 1 MiB to stderr before each reply;
 - ``deaf``: answers, but stays running after its stdin closes (SIGTERM ends it);
-- ``stubborn``: as ``deaf``, and ignores SIGTERM too (only SIGKILL ends it).
+- ``stubborn``: as ``deaf``, and ignores SIGTERM too (only SIGKILL ends it);
+
+and, for the eras of MCP 2026-07-28 (``polite`` is dual-era: it answers ``server/discover`` and
+``initialize`` alike):
+
+- ``legacy``: a server of 2025-11-25 and before: a request before ``initialize`` (the
+  ``server/discover`` probe) gets an error, -32601 by default; ``legacy:CODE`` answers with CODE
+  instead (legacy servers differ: -32602, -32600, -32000...), ``legacy:silent`` not at all;
+- ``future``: a modern server of a later revision: ``server/discover`` gets -32022 listing only
+  versions the client does not speak (it would still answer ``initialize``: a client must not ask);
+- ``asker``: a modern server whose ``tools/call`` asks for input (``input_required``) three times
+  before it completes: two questions and a ``requestState``; then a ``requestState`` alone; then
+  a question and no ``requestState``. ``asker:SEED`` draws other keys and states. It refuses (-32602,
+  saying why) a retry whose ``requestState`` or ``inputResponses`` is not what it asked for.
 
 Each also answers `lab/received` with every message it has read (so a test can see what the client
 sent), and ends itself after ``LIFETIME`` seconds whatever happens: an adversary never outlives a
@@ -28,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import select
 import signal
 import sys
@@ -40,6 +54,7 @@ from reference.server import make_server
 
 LIFETIME = 60  # seconds; SIGALRM's default action ends even a stubborn adversary
 WINDOW = 0.3  # seconds the reverse adversary waits for another request before it answers
+READY = "adversary ready:"  # its first stderr line, once it reads its stdin
 ANSWER_WAIT = 3.0  # seconds the chatty adversary waits for the client's answers to its requests
 
 
@@ -233,7 +248,179 @@ class Stubborn(Deaf):
         return super().run()
 
 
-ADVERSARIES: dict[str, Callable[[], Adversary]] = {
+MODERN = "2026-07-28"
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+
+
+def error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+class Legacy(Adversary):
+    """A legacy-only server: nothing but initialize (and ping) before initialize; no modern era at all."""
+
+    def __init__(self, how: str = "-32601") -> None:
+        super().__init__()
+        self.how = how
+        self.initialized = False
+
+    def on_message(self, message: Any) -> None:
+        if not is_request(message) or message["method"] in ("lab/received", "initialize", "ping"):
+            self.initialized |= is_request(message) and message["method"] == "initialize"
+            super().on_message(message)
+            return
+        if self.initialized:  # the legacy era, as the reference serves it
+            super().on_message(message)
+            return
+        if self.how == "silent":
+            return  # some legacy servers ignore a request that comes before initialize
+        code = int(self.how)
+        said = {-32601: f"Method not found: {message['method']}", -32602: "Invalid params"}.get(
+            code, "Server not initialized"
+        )
+        self.wire.write(error_reply(message["id"], code, said))
+
+
+class Future(Adversary):
+    """A modern server of a revision the client does not speak: its probe gets -32022."""
+
+    def on_message(self, message: Any) -> None:
+        if is_request(message) and message["method"] == "server/discover":
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            asked = meta.get(PROTOCOL_VERSION) if isinstance(meta, dict) else None
+            data = {"supported": ["2027-03-01"], "requested": asked}
+            self.wire.write(error_reply(message["id"], -32022, "Unsupported protocol version", data))
+            return
+        super().on_message(message)
+
+
+def draw_asker(seed: str) -> tuple[list[str], list[str]]:
+    """The asker's three question keys and two requestStates for ``seed`` (the checks draw them too)."""
+    rng = random.Random(seed)
+    words = ["confirm", "reason", "approver", "note", "quantity", "github_login", "refund", "ticket"]
+    keys = rng.sample(words, 3)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+    # Opaque and unfriendly, as a sealed state may be: base64-like, a space, quotes and a non-ASCII letter.
+    states = [
+        "".join(rng.choice(alphabet) for _ in range(24)) + f' "v{rng.randint(1, 9)}" \u00e9 ' + "=" * rng.randint(1, 2)
+        for _ in range(2)
+    ]
+    return keys, states
+
+
+def asker_round(keys: list[str], states: list[str], number: int) -> tuple[list[str], str | None]:
+    """Round ``number`` (1 to 3): the keys it asks about and the requestState it gives (None: none)."""
+    return {1: (keys[:2], states[0]), 2: ([], states[1]), 3: (keys[2:], None)}[number]
+
+
+def question(key: str, kind: str) -> dict[str, Any]:
+    """An elicitation/create request with one field, named ``key``."""
+    schema = {"type": "object", "properties": {key: {"type": kind}}, "required": [key]}
+    message = f"Please answer {key}"
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": schema}}
+
+
+def asker_result(keys: list[str], state: str | None) -> dict[str, Any]:
+    """The input_required result that asks about ``keys`` and gives ``state``."""
+    result: dict[str, Any] = {"resultType": "input_required"}
+    if keys:
+        kinds = ["boolean", "string"]
+        result["inputRequests"] = {k: question(k, kinds[i % 2]) for i, k in enumerate(keys)}
+    if state is not None:
+        result["requestState"] = state
+    return result
+
+
+class Asker(Adversary):
+    """A modern server whose tools/call needs three rounds of input (multi round-trip requests).
+
+    Round 1 asks two questions and gives a requestState; round 2 gives a new requestState alone
+    (no question: the client may retry at once); round 3 asks one question and gives no
+    requestState (the retry must carry none). The fourth call completes. Every retry is checked
+    against what the last input_required result said; a wrong one is refused with -32602.
+    """
+
+    def __init__(self, seed: str = "0") -> None:
+        super().__init__()
+        self.keys, self.states = draw_asker(seed)
+        self.round = 0  # how many input_required results this call has had
+        self.ids: list[str] = []
+        self.original: Any = None
+
+    def on_message(self, message: Any) -> None:
+        if not is_request(message):
+            return
+        method, request_id = message["method"], message["id"]
+        if method == "lab/received":
+            super().on_message(message)
+        elif method == "server/discover":
+            result = {
+                "resultType": "complete",
+                "supportedVersions": [MODERN],
+                "capabilities": {"tools": {"listChanged": False}},
+                "ttlMs": 0,
+                "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "asker", "version": "1.0"}},
+            }
+            self.wire.write({"jsonrpc": "2.0", "id": request_id, "result": result})
+        elif method == "tools/call":
+            reply = self.call(request_id, message.get("params"))
+            self.wire.write(reply)
+        else:
+            self.wire.write(error_reply(request_id, -32601, f"Method not found: {method}"))
+
+    def call(self, request_id: Any, params: Any) -> dict[str, Any]:
+        params = params if isinstance(params, dict) else {}
+        core = {k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")}
+        key = json.dumps(request_id)
+        if key in self.ids:
+            return error_reply(request_id, -32600, "a retry is a new request: it needs an id of its own")
+        self.ids.append(key)
+        if self.round == 0 or ("requestState" not in params and "inputResponses" not in params):
+            self.round, self.original = 0, core
+            return self.ask(request_id)
+        if core != self.original:
+            return error_reply(request_id, -32602, "a retry must send the original request's params again")
+        wrong = self.wrong_retry(params)
+        if wrong:
+            return error_reply(request_id, -32602, wrong)
+        if self.round < 3:
+            return self.ask(request_id)
+        rounds, self.round = self.round + 1, 0
+        text = f"done after {rounds} calls"
+        result = {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+        result.update(structuredContent={"rounds": rounds}, isError=False)
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def asked(self) -> tuple[list[str], str | None]:
+        """The keys and the requestState of the last input_required result."""
+        return asker_round(self.keys, self.states, self.round)
+
+    def wrong_retry(self, params: dict[str, Any]) -> str:
+        keys, state = self.asked()
+        if state is None and "requestState" in params:
+            return "my last input_required result had no requestState: the retry MUST NOT carry one"
+        if state is not None and params.get("requestState") != state:
+            got = json.dumps(params.get("requestState"))
+            return f"requestState must be echoed exactly: I gave {json.dumps(state)}, got {got}"
+        if keys:
+            answers = params.get("inputResponses")
+            if not isinstance(answers, dict) or sorted(answers) != sorted(keys):
+                got = sorted(answers) if isinstance(answers, dict) else answers
+                return f"inputResponses must answer under the keys of my inputRequests, {keys}; got {json.dumps(got)}"
+        return ""
+
+    def ask(self, request_id: Any) -> dict[str, Any]:
+        self.round += 1
+        keys, state = self.asked()
+        return {"jsonrpc": "2.0", "id": request_id, "result": asker_result(keys, state)}
+
+
+ADVERSARIES: dict[str, Callable[..., Adversary]] = {
     "polite": Adversary,
     "reverse": Reverse,
     "chatty": Chatty,
@@ -243,17 +430,25 @@ ADVERSARIES: dict[str, Callable[[], Adversary]] = {
     "noisy": Noisy,
     "deaf": Deaf,
     "stubborn": Stubborn,
+    "legacy": Legacy,
+    "future": Future,
+    "asker": Asker,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0] not in ADVERSARIES:
-        print(f"usage: python -S adversaries.py {{{','.join(ADVERSARIES)}}}", file=sys.stderr)
+    name, _, option = args[0].partition(":") if len(args) == 1 else ("", "", "")
+    if name not in ADVERSARIES:
+        print(f"usage: python -S adversaries.py {{{','.join(ADVERSARIES)}}}[:OPTION]", file=sys.stderr)
         return 2
     signal.alarm(LIFETIME)
     try:
-        return ADVERSARIES[args[0]]().run()
+        adversary = ADVERSARIES[name](option) if option else ADVERSARIES[name]()
+        # To stderr, never stdout: a check waits for it before it lets a client's probe time out.
+        sys.stderr.write(f"{READY} {args[0]}\n")
+        sys.stderr.flush()
+        return adversary.run()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
