@@ -36,4 +36,5 @@ The 2026-07-28 era, beside the legacy one:
 Run the server with ``mcp-lab serve`` (or ``python -m reference.server``).
 """
 
-PROTOCOL_REVISION = "2025-11-25"
+MODERN_REVISION = "2026-07-28"  # the current revision: stateless, _meta on every request
+PROTOCOL_REVISION = "2025-11-25"  # the newest legacy revision: the initialize handshake

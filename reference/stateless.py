@@ -36,9 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import MODERN_REVISION
 from .errors import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION, RpcError, json_type
 
-MODERN = "2026-07-28"
+MODERN = MODERN_REVISION
 SUPPORTED = (MODERN,)  # the versions a request's _meta may name (legacy ones come by initialize)
 
 PREFIX = "io.modelcontextprotocol/"

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference import PROTOCOL_REVISION, database
+from reference import MODERN_REVISION, PROTOCOL_REVISION, database
 from reference.framing import encode
 
 from . import runtime
@@ -52,7 +52,8 @@ def setup(stage: str) -> None:
         ip = get_ipython()
     if ip is not None:
         ip.register_magic_function(module_magic, magic_kind="cell", magic_name="module")
-    print(f"Stage {stage} | MCP revision {PROTOCOL_REVISION} | shop database {shop_db()}")
+    # The course teaches the current revision; the legacy handshake is what old clients still send.
+    print(f"Stage {stage} | MCP {MODERN_REVISION} (legacy: {PROTOCOL_REVISION}) | shop database {shop_db()}")
 
 
 def stage() -> str:
