@@ -26,7 +26,7 @@ lab: $(STAMP)
 # fixtures), but the course pipeline is a group per stage (tests/conftest.py).
 TEST_WORKERS ?= 3
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
