@@ -159,19 +159,21 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
     ),
     # Stage 10: resources and prompts.
     "resource-template": (
-        "RFC 6570 level 1, as MCP 2025-11-25 Resources > Resource Templates uses it: {name} stands for one "
+        "RFC 6570 level 1, as MCP 2026-07-28 Resources > Resource Templates uses it: {name} stands for one "
         "percent-encoded value, so a value is one path segment (letters, digits, - . _ ~ and %XX), never a /",
         "build a pattern from the template: re.escape for the fixed parts, (?P<name>[A-Za-z0-9._~%-]+) for each "
         "{name}; re.fullmatch the URI; unquote each value; None when it does not match",
     ),
     "resource-not-found": (
-        "MCP 2025-11-25, Resources > Error Handling (SHOULD, and the course holds you to it): resource not found "
-        "is -32002, with the URI in data; Security Considerations: servers MUST validate all resource URIs",
+        "MCP 2026-07-28, Resources > Error Handling: a resource that does not exist MUST be a JSON-RPC error "
+        "-32602 (never an empty contents array), the URI in data (2025-11-25 SHOULD: -32002); Security "
+        "Considerations: servers MUST validate all resource URIs",
         "read only the URIs the server writes itself (digits with no leading 0, expand(template, ...) == uri); "
-        'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})',
+        'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri}): the course\'s server writes it '
+        "as -32602 for a 2026-07-28 request and as -32002 for a legacy one",
     ),
     "prompt-arguments": (
-        "MCP 2025-11-25, Prompts > Error Handling (SHOULD): an invalid prompt name and missing required arguments "
+        "MCP 2026-07-28, Prompts > Error Handling (SHOULD): an invalid prompt name and missing required arguments "
         "are -32602 (Invalid params); prompt arguments are an object of strings (schema.ts GetPromptRequestParams)",
         "find the prompt by name, take absent or null arguments as {}, then refuse (RpcError(INVALID_PARAMS, ...)) "
         "what is not an object, a name it does not declare, a value that is not a string, a required one missing",
