@@ -570,9 +570,9 @@ lab.check("test_get_prompt")
 #
 # The course's server now serves your resources and prompts beside its tools. The cell below
 # starts it and sends a few 2026-07-28 frames: the discovery, a template list, a read that names
-# nothing and a prompt with its argument missing. Predict each reply before you run it (then
-# change `lab.modern(...)` to `lab.request(...)` after an `lab.initialize(id=1)`, and see the
-# legacy era's -32002).
+# nothing and a prompt with its argument missing. Predict each reply before you run it. Then try
+# the legacy era: `lab.initialize(id=1)` first, and `lab.request(...)` in place of each
+# `lab.modern(...)`; the same read gets -32002.
 
 # %% id=watch-served
 lab.watch(
