@@ -4,7 +4,13 @@ The learner's ``match``, ``read_resource`` and ``get_prompt`` are compared with 
 (:mod:`reference.resources`, :mod:`reference.prompts`) on the same database: the same values and
 the same error codes; a prompt's text is the learner's own, its structure and its embedded order
 are not. Then the course's server, with the learner's resources and prompts in it (stage 10's
-runtime), is driven over the wire, examined by ``mcp-lab check`` and used by the official SDK client.
+runtime), is driven over the wire in both eras (2026-07-28: results complete and cacheable, an
+unknown resource -32602 with its URI; legacy: -32002), examined by ``mcp-lab check`` and used by
+the official SDK client in its default mode (it must stay on 2026-07-28) and its legacy mode.
+
+The learner's ``read_resource`` serves both eras, so it raises the era-neutral
+``RESOURCE_NOT_FOUND`` (-32002, the reference's too): the server's era layer
+(:mod:`reference.stateless`) writes it as -32602 for a 2026-07-28 request.
 """
 
 from __future__ import annotations
