@@ -442,6 +442,38 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ),
         {"test_read_resource", "test_served"},
     ),
+    # 2026-07-28's code raised by the handler itself: right on the 2026-07-28 wire, -32602 on the legacy one.
+    (
+        "10-resources-prompts",
+        "an unknown resource raised as 2026-07-28's -32602 with its URI",
+        (
+            'raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})\n',
+            'raise RpcError(INVALID_PARAMS, "Resource not found", data={"uri": uri})\n',
+        ),
+        {"test_read_resource", "test_served"},
+    ),
+    # 2026-07-28: servers MUST NOT answer a non-existent resource with an empty contents array. The learner's
+    # own summarise_order reads its order through read_resource: an order that does not exist then reaches
+    # get_prompt as an empty list, not as -32602 (that cell's failure names prompt-arguments, see CELL_RULES).
+    (
+        "10-resources-prompts",
+        "an unknown resource read as an empty contents list",
+        ('    raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})\n', '    return {"contents": []}\n'),
+        {"test_read_resource", "test_served", "test_get_prompt"},
+    ),
+    # Caching hints written by hand into the given lists, wrong: 2026-07-28 wants a ttlMs >= 0 (the SDK floors it).
+    (
+        "10-resources-prompts",
+        "a list cached for a negative time",
+        ("    return {key: items}\n", '    return {key: items, "ttlMs": -1}\n'),
+        {"test_served"},
+    ),
+    (
+        "10-resources-prompts",
+        "an unknown resource without its URI in data",
+        ('raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})\n', "raise RpcError(RESOURCE_NOT_FOUND)\n"),
+        {"test_read_resource", "test_served"},
+    ),
     (
         "10-resources-prompts",
         "shop://orders/007 read as order 7",
@@ -655,6 +687,10 @@ RULES: dict[str, str] = {
     "stdout kept, never pointed at stderr": "stdout-json-lines",
     "a child that may read the protocol's stdin": "child-stdin",
     "an unknown resource answered -32602, not -32002": "resource-not-found",
+    "an unknown resource raised as 2026-07-28's -32602 with its URI": "resource-not-found",
+    "an unknown resource read as an empty contents list": "resource-not-found",
+    "an unknown resource without its URI in data": "resource-not-found",
+    "a list cached for a negative time": "modern-cacheable",
     "shop://orders/007 read as order 7": "resource-not-found",
     "a missing required prompt argument not refused": "prompt-arguments",
     "a print to stdout in resources/read": "stdout-json-lines",
@@ -676,6 +712,7 @@ RULES: dict[str, str] = {
 # The checker sees a protocol error for an unknown status as a wrong answer of the shop's (its contract
 # says an unknown status is an isError result): the same evidence, the shop contract's rule.
 CELL_RULES: dict[tuple[str, str], str] = {
+    ("an unknown resource read as an empty contents list", "test_get_prompt"): "prompt-arguments",
     ("a tool execution error sent as a protocol error", "test_mcp_lab_check"): "shop-contract",
     # A dot is a name character from 2025-11-25 on: the served list is not the shop's four.
     ("a tool name with a dot", "test_served"): "shop-contract",

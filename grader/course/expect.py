@@ -40,12 +40,12 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         'conn.execute("SELECT ... WHERE status = ?", (status,)): the value never becomes SQL',
     ),
     "stdio-pipes": (
-        "MCP 2025-11-25, Transports > stdio: the client launches the server as a subprocess; the server "
-        "reads JSON-RPC messages from its stdin and writes them to its stdout; stderr is for logs",
+        "MCP 2026-07-28, Transports > stdio: the client launches the server as a subprocess; the server "
+        "reads JSON-RPC messages from stdin and writes JSON-RPC messages to stdout; stderr is for logs",
         "pass stdin=PIPE and stdout=PIPE (stderr to its own pipe, never into stdout); write bytes, read bytes",
     ),
     "talk-timeout": (
-        "MCP 2025-11-25, Lifecycle > Timeouts: implementations SHOULD establish timeouts for all sent requests "
+        "MCP 2026-07-28, Cancellation > Timeouts: implementations SHOULD establish timeouts for all sent requests "
         "(the course holds talk() to it: a server that never exits must not hang the caller)",
         "process.communicate(data, timeout=timeout); on subprocess.TimeoutExpired: process.kill(), "
         "process.communicate() to reap it, then raise TimeoutError",
@@ -58,18 +58,19 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "RpcError(INVALID_PARAMS, ...)",
     ),
     "child-stdin": (
-        "MCP 2025-11-25, Transports > stdio: the server reads JSON-RPC messages from its stdin; a child process "
+        "MCP 2026-07-28, Transports > stdio: the server reads JSON-RPC messages from stdin; a child process "
         "that inherits that stdin can read, and swallow, the client's next message",
         "give every child its own stdin: subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, "
         "text=True)",
     ),
     "framing-encode": (
-        "MCP 2025-11-25, Transports > stdio: messages are delimited by newlines and MUST NOT contain "
-        "embedded newlines; UTF-8 encoded",
+        "MCP 2026-07-28, Transports > stdio: messages are delimited by newlines and MUST NOT contain "
+        "embedded newlines; Transports > Messages: JSON-RPC messages MUST be UTF-8 encoded",
         'json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\\n", encoded as UTF-8',
     ),
     "framing-decode": (
-        "JSON (RFC 8259) has no NaN or Infinity, and MCP 2025-11-25 text is UTF-8: anything else is a parse error",
+        "JSON (RFC 8259) has no NaN or Infinity, and MCP 2026-07-28 messages MUST be UTF-8: anything else is a "
+        "parse error",
         "decode the bytes as UTF-8 yourself, parse with json.loads(text, parse_constant=...) that raises "
         "ValueError, and let every failure surface as ValueError",
     ),
@@ -97,7 +98,7 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "reply raises ClientError)",
     ),
     "hygiene-check": (
-        "MCP 2025-11-25, Transports > stdio: the server MUST NOT write anything to its stdout that is not a "
+        "MCP 2026-07-28, Transports > stdio: the server MUST NOT write anything to its stdout that is not a "
         "valid MCP message; messages are delimited by newlines: every line a host reads is one JSON-RPC message",
         "split the bytes on b'\\n' (the last piece is a line too if it is not empty); for each line: valid UTF-8, "
         "strict JSON (no NaN), one object, no \\r at its end; report 'line N: what is wrong', the first dirty "
@@ -179,24 +180,26 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "then run the cell again: npx fetches the Inspector on first use (or run bench/install_corpus.sh)",
     ),
     "framing-read": (
-        "MCP 2025-11-25, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
+        "MCP 2026-07-28, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
         "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
     ),
     # Stage 10: resources and prompts.
     "resource-template": (
-        "RFC 6570 level 1, as MCP 2025-11-25 Resources > Resource Templates uses it: {name} stands for one "
+        "RFC 6570 level 1, as MCP 2026-07-28 Resources > Resource Templates uses it: {name} stands for one "
         "percent-encoded value, so a value is one path segment (letters, digits, - . _ ~ and %XX), never a /",
         "build a pattern from the template: re.escape for the fixed parts, (?P<name>[A-Za-z0-9._~%-]+) for each "
         "{name}; re.fullmatch the URI; unquote each value; None when it does not match",
     ),
     "resource-not-found": (
-        "MCP 2025-11-25, Resources > Error Handling (SHOULD, and the course holds you to it): resource not found "
-        "is -32002, with the URI in data; Security Considerations: servers MUST validate all resource URIs",
+        "MCP 2026-07-28, Resources > Error Handling: a resource that does not exist MUST be a JSON-RPC error "
+        "-32602 (never an empty contents array), the URI in data (2025-11-25 SHOULD: -32002); Security "
+        "Considerations: servers MUST validate all resource URIs",
         "read only the URIs the server writes itself (digits with no leading 0, expand(template, ...) == uri); "
-        'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})',
+        'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri}): the course\'s server writes it '
+        "as -32602 for a 2026-07-28 request and as -32002 for a legacy one",
     ),
     "prompt-arguments": (
-        "MCP 2025-11-25, Prompts > Error Handling (SHOULD): an invalid prompt name and missing required arguments "
+        "MCP 2026-07-28, Prompts > Error Handling (SHOULD): an invalid prompt name and missing required arguments "
         "are -32602 (Invalid params); prompt arguments are an object of strings (schema.ts GetPromptRequestParams)",
         "find the prompt by name, take absent or null arguments as {}, then refuse (RpcError(INVALID_PARAMS, ...)) "
         "what is not an object, a name it does not declare, a value that is not a string, a required one missing",

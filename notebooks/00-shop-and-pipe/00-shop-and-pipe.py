@@ -8,8 +8,10 @@ Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader s
 # small online shop to a language model: how many orders are paid, what is in order 7, which
 # products are mugs. You build it the way the protocol sees it, one line on a pipe at a time.
 #
-# Everything here follows one revision of the protocol: **MCP 2025-11-25**. When a lesson says
-# "the spec", it means that revision.
+# Everything here follows one revision of the protocol: **MCP 2026-07-28**, the current one. When
+# a lesson says "the spec", it means that revision. Where the wire of the older revisions (2025-11-25
+# and before, the *legacy era*) differs, a short note "Before 2026-07-28" says how: servers in the
+# field still speak it, and the course's server speaks both.
 #
 # This stage has two parts. First the shop: a SQLite database, opened so that nothing can change
 # it, and queried so that nothing a model sends can become SQL. Then the pipe: what it means that
@@ -135,28 +137,37 @@ lab.check("test_count_orders")
 # ## 2. The pipe
 #
 # An MCP *host* (a chat app, an IDE) talks to an MCP *server* through a *transport*. The spec
-# defines two; this course uses the one called stdio. The spec (Transports, stdio) says:
+# defines two; this course uses the one called stdio. The spec (MCP 2026-07-28, Transports >
+# stdio) says:
 #
-# > The client launches the MCP server as a subprocess. The server reads JSON-RPC messages from its
-# > standard input (`stdin`) and sends messages to its standard output (`stdout`).
+# > In the **stdio** transport, the client launches the MCP server as a subprocess.
+#
+# > The server reads JSON-RPC messages from `stdin` and writes JSON-RPC messages to `stdout`.
 #
 # and:
 #
-# > The server MAY write UTF-8 strings to its standard error (`stderr`) for any logging purposes
-# > including informational, debug, and error messages.
+# > The server **MAY** write UTF-8 strings to `stderr` for any logging purposes including
+# > informational, debug, and error messages.
 #
 # So a server is an ordinary program, started by the client, with two pipes that carry the
 # protocol and a third that carries its logs. No network, no port. Each message is one line of
-# JSON. Here is the simplest exchange there is, a `ping` and its reply (`->` is what the client
-# writes to the server's stdin, `<-` is what the server writes to its stdout):
+# JSON. Here is the first exchange of a session, a `server/discover` request ("who are you, what
+# do you serve?") and its reply (`->` is what the client writes to the server's stdin, `<-` is what
+# the server writes to its stdout; `...` marks what is left out here):
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
-# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# -> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],...}}
 # ```
 #
+# Every request carries `params._meta`: the revision it speaks and what the client can do. Stage 03
+# is about that envelope; here, only the pipe matters. The pipe is the same in every revision.
+#
+# *Before 2026-07-28:* the stdio rules were the same; a request carried no `_meta`, and the
+# session began with an `initialize` handshake instead (stage 03).
+#
 # The next cell runs the course's finished server (the *reference*) and a small client that walks
-# through a whole session: the handshake, a ping, the list of tools, a few calls, and the shutdown.
+# through a whole session: the discovery, the list of tools, a few calls, and the shutdown.
 # Read it line by line; every stage of the course explains some of these lines.
 
 # %% id=demo-session
@@ -166,9 +177,10 @@ lab.demo_session()
 # A few things to notice, each a later stage:
 #
 # - Every line is one complete JSON object. Nothing else ever appears on stdout (stage 01).
-# - Each reply carries the `id` of its request (stage 02). The client's
-#   `notifications/initialized` has no id, and gets no reply at all.
-# - The session starts with `initialize`, where client and server agree on a revision (stage 03).
+# - Each reply carries the `id` of its request (stage 02). A message with no id, a
+#   *notification*, would get no reply at all.
+# - The session starts with `server/discover`, and every request names its revision in
+#   `params._meta` (stage 03).
 # - The lines marked `stderr` are the server's logs. They travel on their own pipe and never mix
 #   with the protocol.
 # - At the end the client closes the server's stdin, and the server exits with status 0.
@@ -210,7 +222,7 @@ def talk(argv, lines, timeout=5.0):
 
 # %% id=try-talk
 with lab.time_limit(15):  # your talk against the course's server; a hang ends after 15 s
-    print(talk(lab.reference(), [b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n']))
+    print(talk(lab.reference(), [lab.frame_bytes(lab.modern("server/discover", id=1))]))
 
 # %% test id=test_talk points=2
 # two pings (ids 1 and "abc") with a notification between them, to a small server that logs to

@@ -20,23 +20,31 @@ lab.setup("01")
 # %% [markdown] id=rule
 # ## 1. One message, one line
 #
-# The spec (MCP 2025-11-25, Transports) says:
+# The spec (MCP 2026-07-28, Transports > Messages) says:
 #
 # > JSON-RPC messages **MUST** be UTF-8 encoded.
 #
-# and for stdio:
+# and for stdio (Transports > stdio):
 #
 # > Messages are delimited by newlines, and **MUST NOT** contain embedded newlines.
 #
 # > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
 # So a message on the wire is: one JSON object, serialised on one line, encoded as UTF-8, followed
-# by one `\n`. The reply to a ping with the id 1 is exactly 37 bytes, the last one the newline:
+# by one `\n`. However much a message carries, it is one line. Here a client asks the course's
+# server how many orders are paid, and the reply is one line too, though it holds a JSON text
+# inside a string (its quotes escaped as `\"`):
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
-# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"structuredContent":{"status":"paid","count":341},"isError":false,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-wire-lab-shop","title":"MCP Wire Lab shop","version":"0.1.0"}}}}
 # ```
+#
+# (`params._meta` names the revision the request speaks: stage 03. Framing never looks inside a
+# message.)
+#
+# *Before 2026-07-28:* the framing was the same. Requests carried no `_meta`, so the shortest
+# request was a `ping`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`; 2026-07-28 removed `ping`.
 #
 # Can a message contain a newline? Its *text* can: a product description may well have two
 # lines. `json.dumps` writes a newline inside a string as the two characters `\` and `n`, so the
@@ -162,8 +170,9 @@ lab.check("test_read_frame")
 # `echo '...' | python server.py`.
 #
 # Watch it happen. The server below (from the course's gallery of broken servers) forgets to
-# flush. The client sends `initialize` and `ping` and waits a second for each; the replies arrive
-# only when stdin is closed and the server exits:
+# flush. It is an older server, of the legacy era, so the client opens with `initialize` and then
+# sends a `ping` (the flush bug is the same in every revision). The client waits a second for each
+# reply; the replies arrive only when stdin is closed and the server exits:
 
 # %% id=watch-missing-flush
 lab.watch(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)])

@@ -5,9 +5,11 @@ Stage 07 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # The most common reason a stdio server will not connect is not a bug in its protocol code. It is
 # one line of something else on its stdout: a banner, a log line, a library's progress message, a
-# child process's output. The spec (MCP 2025-11-25, Transports > stdio) leaves no room:
+# child process's output. The spec (MCP 2026-07-28, Transports > stdio) leaves no room:
 #
-# > The server **MUST NOT** write anything to its stdout that is not a valid MCP message.
+# > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
+#
+# The rule is word for word the one of 2025-11-25: stdout hygiene is the same in every revision.
 #
 # In this stage you make a polluted server quiet, in a way that survives code you do not control,
 # and then write a check of your own that tells a clean stdout from a dirty one.
@@ -30,7 +32,9 @@ lab.setup("07")
 # | a library that prints | `warming the shop cache... done` | the same, from code you never wrote |
 #
 # A client reads stdout line by line and hands each line to its JSON parser, so one such line
-# breaks the message it sits in, or the whole session. Here is the banner server, frame by frame:
+# breaks the message it sits in, or the whole session. Here is the banner server, frame by frame
+# (the gallery's servers are of the legacy era, so the client opens with `initialize`; the banner
+# would break a 2026-07-28 session the same way):
 
 # %% id=watch-banner
 lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2)])
@@ -171,11 +175,12 @@ lab.check("test_quiet_server")
 # - it is the last line and has no `\n` after it.
 #
 # Only the line matters here, not what the message means: a reply with the wrong id is still a
-# clean line. A clean session of the course's server, as the check sees it:
+# clean line. A clean exchange with the course's server, as the check sees it: one request, one
+# line back, whatever it holds:
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":1,"method":"ping"}
-# <- {"jsonrpc":"2.0","id":1,"result":{}}
+# -> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],...,"ttlMs":300000,"cacheScope":"public",...}}
 # ```
 #
 # The test runs your check on the stdout of the reference server and of eleven gallery servers

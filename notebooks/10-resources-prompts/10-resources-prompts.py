@@ -13,7 +13,8 @@ Stage 10 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # In this stage you serve both from the shop: the schema, every order and every product as
 # resources, and a prompt that embeds an order for a model to summarise. The course's server then
-# serves what you wrote, and the checker and the official SDK client use it.
+# serves what you wrote, and the checker and the official SDK client use it. The wire is MCP
+# 2026-07-28's; short notes say where the legacy era (2025-11-25 and before) differs.
 
 # %% setup id=setup
 from grader.course import lab
@@ -23,7 +24,7 @@ lab.setup("10")
 # %% [markdown] id=who-chooses
 # ## 1. Who chooses
 #
-# The spec (MCP 2025-11-25) says who is in control of each. Of resources (Resources > User
+# The spec (MCP 2026-07-28) says who is in control of each. Of resources (Resources > User
 # Interaction Model):
 #
 # > Resources in MCP are designed to be **application-driven**, with host applications
@@ -38,14 +39,24 @@ lab.setup("10")
 # resource's name and title are written for a person browsing a list of attachments, and a
 # prompt's for a person choosing a command.
 #
-# A server says what it offers when it is initialised. Each feature has its MUST:
+# A server says what it offers in its answer to `server/discover` (stage 03). Each feature has its
+# MUST:
 #
 # > Servers that support resources **MUST** declare the `resources` capability
 #
 # > Servers that support prompts **MUST** declare the `prompts` capability
 #
-# The course's server declares all three. `subscribe: false` says it will not send updates of a
-# resource; `listChanged: false` says its lists never change:
+# The course's server declares all three. `listChanged: false` says its lists never change;
+# `subscribe: true` says a client may watch a resource for changes (with `subscriptions/listen`,
+# which this stage does not need):
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":false},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":false}},...}}
+# ```
+#
+# *Before 2026-07-28:* the capabilities came in the `initialize` result, and there the course's
+# server says `subscribe: false` (it does not serve the legacy `resources/subscribe`):
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
@@ -59,17 +70,37 @@ lab.setup("10")
 # `resources/list` with the type of its text:
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":2,"method":"resources/list"}
-# <- {"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"shop://schema","name":"schema","title":"The shop's database schema","description":"The SQL that made the shop's tables (customers, products, orders, order_items) and indexes: what every tool and resource reads. Money is in integer cents.","mimeType":"application/sql"}]}}
+# -> {"jsonrpc":"2.0","id":2,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resources":[{"uri":"shop://schema","name":"schema","title":"The shop's database schema","description":"The SQL that made the shop's tables (customers, products, orders, order_items) and indexes: what every tool and resource reads. Money is in integer cents.","mimeType":"application/sql"}],"ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{...}}}}
 # ```
+#
+# Around the list, the result carries what every 2026-07-28 result of this stage carries:
+#
+# - `"resultType": "complete"`: every 2026-07-28 result says what kind it is (Base Protocol >
+#   ResultType); `complete` is a final answer.
+# - `ttlMs` and `cacheScope`: how long a client may keep the answer, and whether it may share it
+#   between users. The spec (Server Utilities > Caching):
+#
+#   > Servers MUST include caching hints on results with `resultType: "complete"` returned by
+#   > the following operations:
+#
+#   and the list names `server/discover`, `tools/list`, `prompts/list`, `resources/list` and
+#   `resources/templates/list`. The shop is the same for everyone: five minutes, `"public"`.
+# - `_meta` with the server's name and version.
+#
+# In stage 04 your `list_tools` added the caching hints itself. Here the lists are given, and
+# return only the body (`{"resources": [...]}`): the course's server adds these members to a
+# 2026-07-28 answer.
 #
 # Three thousand orders are not listed one by one. A server lists a *template* instead, a URI with
 # a gap in it, in `resources/templates/list`:
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":3,"method":"resources/templates/list"}
-# <- {"jsonrpc":"2.0","id":3,"result":{"resourceTemplates":[{"uriTemplate":"shop://orders/{order_id}","name":"order",...},{"uriTemplate":"shop://products/{product_id}","name":"product",...}]}}
+# -> {"jsonrpc":"2.0","id":3,"method":"resources/templates/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","resourceTemplates":[{"uriTemplate":"shop://orders/{order_id}","name":"order",...},{"uriTemplate":"shop://products/{product_id}","name":"product",...}],"ttlMs":300000,"cacheScope":"public",...}}
 # ```
+#
+# *Before 2026-07-28:* the same lists, without `resultType`, `ttlMs`, `cacheScope` and `_meta`.
 #
 # The spec (Resources > Resource Templates):
 #
@@ -100,28 +131,49 @@ lab.setup("10")
 # object the `get_order` tool answers (stage 05):
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"shop://orders/7"}}
-# <- {"jsonrpc":"2.0","id":4,"result":{"contents":[{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}]}}
+# -> {"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"shop://orders/7","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","contents":[{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}],...}}
 # ```
 #
-# A URI that names nothing gets an error of MCP's own (Resources > Error Handling):
+# A URI that names nothing is an error. The spec (Resources > Error Handling):
 #
-# > Servers **SHOULD** return standard JSON-RPC errors for common failure cases:
-# > - Resource not found: `-32002`
-# > - Internal errors: `-32603`
+# > If the requested resource does not exist, servers **MUST** return a JSON-RPC error with
+# > code `-32602` (Invalid Params).
 #
-# The spec's example sends the URI back in `data`. The course holds you to this SHOULD: -32002
-# tells a client that the request was fine and the URI names nothing, where -32602 would say the
-# request itself was malformed, and -32603 that the server broke.
+# > Servers **MUST NOT** return an empty `contents` array for a non-existent resource.
+#
+# An empty list would be ambiguous: a resource with nothing in it, or no resource at all. The
+# spec's example sends the URI back in `data`, and that is how a client tells "this URI names
+# nothing" (`data.uri`) from a request that is malformed (no `data`):
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"shop://orders/0"}}
-# <- {"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"shop://orders/0"}}}
-# -> {"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"shop://orders/007"}}
-# <- {"jsonrpc":"2.0","id":6,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"shop://orders/007"}}}
-# -> {"jsonrpc":"2.0","id":7,"method":"resources/read","params":{}}
+# -> {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"shop://orders/0","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params: resource not found: shop://orders/0","data":{"uri":"shop://orders/0"}}}
+# -> {"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"shop://orders/007","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid params: resource not found: shop://orders/007","data":{"uri":"shop://orders/007"}}}
+# -> {"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 # <- {"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: resources/read needs a \"uri\" string, got null"}}
 # ```
+#
+# *Before 2026-07-28:* an unknown resource was `-32002` ("Resource not found", a SHOULD of
+# 2025-11-25), with the same `data`. 2026-07-28 retired that code (its changelog: "to align with
+# JSON-RPC specification": a URI that names nothing is an invalid parameter), and asks clients to
+# still accept -32002 from older servers. A legacy session with the course's server:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
+# -> {"jsonrpc":"2.0","method":"notifications/initialized"}
+# -> {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"shop://orders/0"}}
+# <- {"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"shop://orders/0"}}}
+# ```
+#
+# **One handler, both eras.** Your `read_resource` does not know which era a request speaks, so
+# it does not pick the code: it raises `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})`, the
+# course's name for "not found", and the course's server writes it on the wire as the request's
+# era wants it: `-32602` with the same `data` for a 2026-07-28 request, `-32002` for a legacy one.
+# A plain `RpcError(INVALID_PARAMS, ...)` would be right on the 2026-07-28 wire only: the server
+# could not tell it from a malformed request, and a legacy client would get -32602.
 #
 # Why is `shop://orders/007` not order 7? The spec (Resources > Security Considerations):
 #
@@ -130,7 +182,7 @@ lab.setup("10")
 # The server reads only the URIs it hands out itself: `expand(ORDER_TEMPLATE, order_id=7)` gives
 # `shop://orders/7`, and nothing else names order 7. `007`, `%37` and `+7` name nothing, so one
 # order has one URI and a client can compare URIs as text. A request with no `uri` string at all
-# is malformed: that one is -32602.
+# is malformed: `RpcError(INVALID_PARAMS, ...)`, -32602 with no `data`, in both eras.
 
 # %% [markdown] id=task-resources
 # ### Your turn: `shop_resources.py` (4 points)
@@ -147,7 +199,8 @@ lab.setup("10")
 #   as `contents(...)`; an order or a product as JSON text (`json.dumps(value, ensure_ascii=False)`,
 #   the tools' text). A missing `uri` string is `RpcError(INVALID_PARAMS, ...)`; anything that is
 #   not a resource of the shop, in the form the server writes, is
-#   `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})`.
+#   `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})` (never an empty `contents`): the server makes
+#   it -32602 or -32002 by the request's era.
 
 # %% solution id=shop_resources
 %%module shop_resources
@@ -159,7 +212,8 @@ from reference.errors import INVALID_PARAMS, ErrorCode, RpcError
 from reference.shop import answers
 from reference.tools import ToolError
 
-# MCP's own code for resources/read of a URI the server does not have (Resources > Error Handling).
+# "Not found", as the handler says it: the course's server writes it as -32602 on a 2026-07-28 request and
+# as -32002 (2025-11-25's code, Resources > Error Handling) on a legacy one.
 RESOURCE_NOT_FOUND = ErrorCode(-32002, "Resource not found", "resources/read of a URI the server does not have")
 
 SCHEMA_URI = "shop://schema"
@@ -261,7 +315,7 @@ def match(template, uri):
 
 
 def read_resource(conn, params):
-    """The resources/read handler: the schema, an order or a product; -32002 for anything else."""
+    """The resources/read handler: the schema, an order or a product; RESOURCE_NOT_FOUND for anything else."""
     ### BEGIN SOLUTION
     uri = params.get("uri")
     if not isinstance(uri, str):
@@ -294,7 +348,8 @@ except RpcError as error:
 # %% [markdown] id=try-resources-expected
 # The cell prints `{'order_id': '7'} None`, then product 3 as one text item (a Nordic mug, 19449
 # cents), then `{'code': -32002, 'message': 'Resource not found', 'data': {'uri':
-# 'shop://orders/007'}}`.
+# 'shop://orders/007'}}`: your handler's "not found", which the server sends as -32602 with the same
+# `data` to a 2026-07-28 client.
 
 # %% test id=test_match points=1
 # Match() on twelve template and URI pairs: a value is one path segment, percent-decoded.
@@ -302,8 +357,8 @@ except RpcError as error:
 lab.check("test_match")
 
 # %% test id=test_read_resource points=3
-# Read_resource(): the schema, orders and products as the shop holds them; -32002 with the URI for
-# URIs that name nothing (007, %37, another scheme, ...); -32602 without a uri.
+# Read_resource(): the schema, orders and products as the shop holds them; RESOURCE_NOT_FOUND with
+# the URI for URIs that name nothing (007, %37, another scheme, ...); INVALID_PARAMS without a uri.
 # Hidden when graded: the same checks on other values.
 lab.check("test_read_resource")
 
@@ -311,11 +366,12 @@ lab.check("test_read_resource")
 # ## 4. Prompts
 #
 # A prompt is listed with its arguments, each with a name, a description and whether it is
-# required. The shop has two: `summarise_order(order_id)` and `status_report(status?)`.
+# required. The shop has two: `summarise_order(order_id)` and `status_report(status?)`. The list
+# is cacheable too:
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":9,"method":"prompts/list"}
-# <- {"jsonrpc":"2.0","id":9,"result":{"prompts":[{"name":"summarise_order",...,"arguments":[{"name":"order_id","description":"The order's numeric id, e.g. 7.","required":true}]},{"name":"status_report",...,"arguments":[{"name":"status",...,"required":false}]}]}}
+# -> {"jsonrpc":"2.0","id":9,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","prompts":[{"name":"summarise_order",...,"arguments":[{"name":"order_id","description":"The order's numeric id, e.g. 7.","required":true}]},{"name":"status_report",...,"arguments":[{"name":"status",...,"required":false}]}],"ttlMs":300000,"cacheScope":"public",...}}
 # ```
 #
 # `prompts/get` fills one in and returns `messages` for the model, each with a `role` (`user` or
@@ -327,15 +383,15 @@ lab.check("test_read_resource")
 # > flow.
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"summarise_order","arguments":{"order_id":"7"}}}
-# <- {"jsonrpc":"2.0","id":10,"result":{"description":"Summarise order 7","messages":[{"role":"user","content":{"type":"text","text":"Summarise order 7 for a reply to its customer: ..."}},{"role":"user","content":{"type":"resource","resource":{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}}}]}}
+# -> {"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"summarise_order","arguments":{"order_id":"7"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# <- {"jsonrpc":"2.0","id":10,"result":{"resultType":"complete","description":"Summarise order 7","messages":[{"role":"user","content":{"type":"text","text":"Summarise order 7 for a reply to its customer: ..."}},{"role":"user","content":{"type":"resource","resource":{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}}}],...}}
 # ```
 #
 # The embedded item is exactly what `resources/read` gives for `shop://orders/7`.
 #
 # Prompt arguments are **strings**, always: the schema types them `{ [key: string]: string }`, as
 # a user types them into a box. So `"7"` is an order id and `7` (a number) is an invalid argument.
-# What a server answers to a bad request is in Prompts > Error Handling:
+# What a server answers to a bad request is in Prompts > Error Handling, the same in both eras:
 #
 # > Servers **SHOULD** return standard JSON-RPC errors for common failure cases:
 # > - Invalid prompt name: `-32602` (Invalid params)
@@ -347,11 +403,11 @@ lab.check("test_read_resource")
 # order that does not exist) the same way: -32602, with a text that says what to send instead.
 #
 # ```text
-# -> {"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"summarise_order","arguments":{}}}
+# -> {"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"summarise_order","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 # <- {"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"Invalid params: missing required argument order_id for summarise_order"}}
-# -> {"jsonrpc":"2.0","id":12,"method":"prompts/get","params":{"name":"summarise_order","arguments":{"order_id":7}}}
+# -> {"jsonrpc":"2.0","id":12,"method":"prompts/get","params":{"name":"summarise_order","arguments":{"order_id":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 # <- {"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"Invalid params: argument order_id for summarise_order must be a string (prompt arguments are), got number"}}
-# -> {"jsonrpc":"2.0","id":14,"method":"prompts/get","params":{"name":"refund"}}
+# -> {"jsonrpc":"2.0","id":14,"method":"prompts/get","params":{"name":"refund","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 # <- {"jsonrpc":"2.0","id":14,"error":{"code":-32602,"message":"Invalid params: unknown prompt 'refund'; prompts/list shows summarise_order, status_report"}}
 # ```
 #
@@ -513,43 +569,49 @@ lab.check("test_get_prompt")
 # ## 5. Served, checked, used
 #
 # The course's server now serves your resources and prompts beside its tools. The cell below
-# starts it and sends a few frames: the handshake, a template list, a read that names nothing and
-# a prompt with its argument missing. Predict each reply before you run it.
+# starts it and sends a few 2026-07-28 frames: the discovery, a template list, a read that names
+# nothing and a prompt with its argument missing. Predict each reply before you run it. Then try
+# the legacy era: `lab.initialize(id=1)` first, and `lab.request(...)` in place of each
+# `lab.modern(...)`; the same read gets -32002.
 
 # %% id=watch-served
 lab.watch(
     lab.host("shop_resources"),
     [
-        lab.initialize(id=1),
-        lab.notification("notifications/initialized"),
-        lab.request("resources/templates/list", id=2),
-        lab.request("resources/read", id=3, params={"uri": "shop://products/0"}),
-        lab.request("prompts/get", id=4, params={"name": "summarise_order"}),
+        lab.modern("server/discover", id=1),
+        lab.modern("resources/templates/list", id=2),
+        lab.modern("resources/read", id=3, params={"uri": "shop://products/0"}),
+        lab.modern("prompts/get", id=4, params={"name": "summarise_order"}),
     ],
 )
 
 # %% [markdown] id=served-checks
-# Then the checker examines it as it examines any server: `resources-list` (every resource with a
-# `uri` and a `name`, every template with a `uriTemplate`), `resources-read` (a listed resource
-# reads; a URI that names nothing gets -32002), `prompts-list`, `prompts-get` and
-# `capabilities-match` (the capabilities declared are the methods served). From a terminal, on
-# the finished server:
+# Then the checker examines it as it examines any server, in both eras: `resources-list` (every
+# resource with a `uri` and a `name`, every template with a `uriTemplate`), `resources-read` (a
+# listed resource reads; a URI that names nothing gets an error), `prompts-list`, `prompts-get`,
+# `capabilities-match` (the capabilities declared are the methods served), and for 2026-07-28
+# `modern-result-type`, `modern-cacheable` and `modern-resource-not-found` (-32602, never an empty
+# `contents`). From a terminal, on the finished server:
 #
 # ```sh
 # .venv/bin/mcp-lab check -- .venv/bin/mcp-lab serve
 # ```
 #
 # Last, the official MCP SDK's client lists the templates, reads an order through its template
-# and gets both prompts: its types are the spec's schema, so a result of the wrong shape fails
-# there.
+# and gets both prompts, twice: in its default mode (it probes with `server/discover` and must stay
+# on 2026-07-28) and in its legacy mode (the `initialize` handshake). Its types are the spec's
+# schema, so a result of the wrong shape fails there.
 
 # %% test id=test_served points=2
-# The course's server with your resources and prompts: the capabilities, a read that names nothing
-# (-32002), a prompt without its argument (-32602); then mcp-lab check's resources and prompts checks.
+# The course's server with your resources and prompts, in a 2026-07-28 session (server/discover, the
+# lists complete and cacheable, a read that names nothing: -32602 with the URI) and a legacy one
+# (initialize, the same read: -32002); a prompt without its argument (-32602) in both; then mcp-lab
+# check's resources, prompts and 2026-07-28 checks.
 lab.check("test_served")
 
 # %% test id=test_sdk_client points=1
-# The official MCP SDK's client reads an order through its template and gets both prompts.
+# The official MCP SDK's client, in its default mode (2026-07-28) and its legacy mode, reads an
+# order through its template and gets both prompts.
 # Hidden when graded: other orders.
 lab.check("test_sdk_client")
 
@@ -558,9 +620,13 @@ lab.check("test_sdk_client")
 #
 # 1. Who chooses a tool, who a resource, who a prompt? What does that change in the text a server
 #    writes for each?
-# 2. `shop://orders/007`: why is it not order 7, and what does the server answer?
-# 3. A client asks for `prompts/get` with `"order_id": 7`. What is wrong, and which code comes back?
-# 4. Why does -32002 tell a client more than -32602 would?
+# 2. `shop://orders/007`: why is it not order 7, and what does the server answer in 2026-07-28?
+# 3. Why does 2026-07-28 answer -32602 where 2025-11-25 answered -32002, and how does a client
+#    still tell "this URI names nothing" from a malformed request?
+# 4. Why does your `read_resource` raise `RESOURCE_NOT_FOUND` and not -32602 itself?
+# 5. A client asks for `prompts/get` with `"order_id": 7`. What is wrong, and which code comes back?
+# 6. Which results of this stage carry `ttlMs` and `cacheScope`, and why may the shop's be
+#    `"public"`?
 
 # %% [markdown] id=end
 # ## What you have now

@@ -4,7 +4,13 @@ The learner's ``match``, ``read_resource`` and ``get_prompt`` are compared with 
 (:mod:`reference.resources`, :mod:`reference.prompts`) on the same database: the same values and
 the same error codes; a prompt's text is the learner's own, its structure and its embedded order
 are not. Then the course's server, with the learner's resources and prompts in it (stage 10's
-runtime), is driven over the wire, examined by ``mcp-lab check`` and used by the official SDK client.
+runtime), is driven over the wire in both eras (2026-07-28: results complete and cacheable, an
+unknown resource -32602 with its URI; legacy: -32002), examined by ``mcp-lab check`` and used by
+the official SDK client in its default mode (it must stay on 2026-07-28) and its legacy mode.
+
+The learner's ``read_resource`` serves both eras, so it raises the era-neutral
+``RESOURCE_NOT_FOUND`` (-32002, the reference's too): the server's era layer
+(:mod:`reference.stateless`) writes it as -32602 for a 2026-07-28 request.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from reference.errors import RpcError
 from reference.prompts import Prompts
 from reference.resources import ORDER_TEMPLATE, PRODUCT_TEMPLATE, Resources, match
 
-from ..drive import Server, expect_checks, initialize, notification, request, sdk_session
+from ..drive import Server, expect_checks, initialize, modern, notification, request, sdk_client
 from ..expect import Failure, call, outcome, same_json, show
 from ..remote import is_a
 from ..work import Work
@@ -85,7 +91,8 @@ def match_cell(work: Work) -> None:
 @public(
     "10",
     "test_read_resource",
-    "read_resource(): the schema, orders and products as the shop holds them; -32002 for URIs that name nothing",
+    "read_resource(): the schema, orders and products as the shop holds them; RESOURCE_NOT_FOUND for URIs that "
+    "name nothing",
 )
 def read_cell(work: Work) -> None:
     check_read(work, VISIBLE_URIS)
@@ -206,11 +213,20 @@ def check_read(work: Work, uris: list[str]) -> None:
 
 
 def _not_found(shown: str, uri: str, got: Any, error: Any) -> None:
+    if _refused(error, -32602):
+        raise Failure(
+            "resource-not-found",
+            f"{shown}: -32602 is what a 2026-07-28 client must see, but your handler serves both eras: raise "
+            "RpcError(RESOURCE_NOT_FOUND, data={'uri': uri}) and the server writes it as -32602 on a 2026-07-28 "
+            "request and as -32002 on a legacy one (a plain -32602 cannot be told from a malformed request)",
+            expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+            received=_got(got, error),
+        )
     if not _refused(error, -32002):
         raise Failure(
             "resource-not-found",
             f"{shown}: {uri!r} names nothing the shop has, in the form the server writes: "
-            "raise RpcError(RESOURCE_NOT_FOUND, data={'uri': uri})",
+            "raise RpcError(RESOURCE_NOT_FOUND, data={'uri': uri}) (never an empty contents list)",
             expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
             received=_got(got, error),
         )
@@ -380,36 +396,109 @@ def hidden_prompts(rng: random.Random) -> list[dict[str, Any]]:
 
 
 # -- the server --------------------------------------------------------------------------------------
+MODERN = "2026-07-28"
+# The results 2026-07-28 makes cacheable that this stage's functions answer (Server Utilities > Caching).
+CACHEABLE = ("resources/list", "resources/templates/list", "prompts/list")
+
+
 def check_served(argv: list[str], unknown_uri: str, prompt: str, checker: bool = True) -> None:
-    """A session over the wire; then (``checker``) mcp-lab check's resources and prompts checks."""
+    """A 2026-07-28 session and a legacy one over the wire; then (``checker``) mcp-lab check's resources,
+    prompts and 2026-07-28 checks."""
+    served_modern(argv, unknown_uri, prompt)
+    served_legacy(argv, unknown_uri, prompt)
+    if checker:
+        expect_checks(
+            argv,
+            [
+                "capabilities-match",
+                "resources-list",
+                "resources-read",
+                "prompts-list",
+                "prompts-get",
+                "modern-result-type",
+                "modern-cacheable",
+                "modern-resource-not-found",
+            ],
+        )
+
+
+def _declares_all(reply: dict[str, Any], method: str, rule: str) -> None:
+    result = reply.get("result")
+    capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    capabilities = capabilities if isinstance(capabilities, dict) else {}
+    for feature in ("tools", "resources", "prompts"):
+        if not isinstance(capabilities.get(feature), dict):
+            raise Failure(rule, f"{method} does not declare {feature}", received=show(reply))
+
+
+def _not_found_on_the_wire(server: Server, read: dict[str, Any], uri: str, code: int, era: str) -> None:
+    reply = server.expect(read, {"jsonrpc": "2.0", "id": read["id"], "error": {"code": code}}, "resource-not-found")
+    if not same_json(reply["error"].get("data"), {"uri": uri}):
+        raise Failure(
+            "resource-not-found",
+            f'{era}: the error names the URI in "data", as the spec\'s example does',
+            sent=show(read),
+            expected=show({"code": code, "data": {"uri": uri}}),
+            received=show(reply),
+        )
+
+
+def served_modern(argv: list[str], unknown_uri: str, prompt: str) -> None:
+    """2026-07-28: every request carries _meta; list results are complete and cacheable; an unknown
+    resource is -32602 with the URI in data."""
+    with Server(argv) as server:
+        discover = modern("server/discover")
+        reply = server.expect(discover, {"jsonrpc": "2.0", "id": discover["id"]}, "discover-result")
+        _declares_all(reply, "server/discover", "discover-result")
+        for method in CACHEABLE:
+            listing = modern(method)
+            rule = "prompts-list" if method.startswith("prompts") else "resources-list"
+            result = server.expect(listing, {"jsonrpc": "2.0", "id": listing["id"]}, rule).get("result")
+            if not isinstance(result, dict):
+                raise Failure(rule, f"{method} answers with a result object", sent=show(listing), received=show(result))
+            if result.get("resultType") != "complete":
+                raise Failure(
+                    "modern-result-type",
+                    f'a 2026-07-28 {method} result carries "resultType": "complete"',
+                    sent=show(listing),
+                    received=show(result),
+                )
+            ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+            if not (type(ttl) is int and ttl >= 0 and scope in ("public", "private")):
+                raise Failure(
+                    "modern-cacheable",
+                    f"a 2026-07-28 {method} result is cacheable: an integer ttlMs >= 0 and a cacheScope of "
+                    '"public" or "private"',
+                    sent=show(listing),
+                    received=show({"ttlMs": ttl, "cacheScope": scope}),
+                )
+        read = modern("resources/read", params={"uri": unknown_uri})
+        _not_found_on_the_wire(server, read, unknown_uri, -32602, "2026-07-28")
+        get = modern("prompts/get", params={"name": prompt, "arguments": {}})
+        server.expect(get, {"jsonrpc": "2.0", "id": get["id"], "error": {"code": -32602}}, "prompt-arguments")
+
+
+def served_legacy(argv: list[str], unknown_uri: str, prompt: str) -> None:
+    """Before 2026-07-28: initialize declares the features; an unknown resource is -32002 with the URI."""
     with Server(argv) as server:
         init = initialize()
         reply = server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "capabilities-match")
-        capabilities = reply.get("result", {}).get("capabilities", {})
-        for feature in ("tools", "resources", "prompts"):
-            if not isinstance(capabilities.get(feature), dict):
-                raise Failure("capabilities-match", f"initialize does not declare {feature}", received=show(reply))
+        _declares_all(reply, "initialize", "capabilities-match")
         server.send(notification("notifications/initialized"))
         read = request("resources/read", params={"uri": unknown_uri})
-        reply = server.expect(
-            read, {"jsonrpc": "2.0", "id": read["id"], "error": {"code": -32002}}, "resource-not-found"
-        )
-        if not same_json(reply["error"].get("data"), {"uri": unknown_uri}):
-            raise Failure(
-                "resource-not-found",
-                'the error names the URI in "data", as the spec\'s example does',
-                sent=show(read),
-                expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": unknown_uri}}),
-                received=show(reply),
-            )
+        _not_found_on_the_wire(server, read, unknown_uri, -32002, "2025-11-25")
         get = request("prompts/get", params={"name": prompt, "arguments": {}})
         server.expect(get, {"jsonrpc": "2.0", "id": get["id"], "error": {"code": -32602}}, "prompt-arguments")
-    if checker:
-        expect_checks(argv, ["capabilities-match", "resources-list", "resources-read", "prompts-list", "prompts-get"])
 
 
 def check_sdk_client(argv: list[str], order_id: int, status: str) -> None:
-    """The SDK's client: its types are the spec's schema, so a result of the wrong shape fails there."""
+    """The SDK's client, in its default mode (it probes, and must stay on 2026-07-28) and in its legacy
+    mode: its types are the spec's schema, so a result of the wrong shape fails there."""
+    for mode in ("auto", "legacy"):
+        sdk_reads(argv, order_id, status, mode)
+
+
+def sdk_reads(argv: list[str], order_id: int, status: str, mode: str) -> None:
     uri = f"shop://orders/{order_id}"
 
     async def steps(client: Any) -> dict[str, Any]:
@@ -417,22 +506,35 @@ def check_sdk_client(argv: list[str], order_id: int, status: str) -> None:
         order = await client.read_resource(uri)
         summary = await client.get_prompt("summarise_order", {"order_id": str(order_id)})
         report = await client.get_prompt("status_report", {"status": status})
-        return {"templates": templates, "order": order, "summary": summary, "report": report}
+        return {
+            "version": client.protocol_version,
+            "templates": templates,
+            "order": order,
+            "summary": summary,
+            "report": report,
+        }
 
     def dumped(model: Any) -> Any:
         """A result as it came over the wire (the SDK's own members, such as resultType, left out)."""
         found = model.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {k: v for k, v in found.items() if k in ("resourceTemplates", "contents", "description", "messages")}
 
-    seen = sdk_session(argv, steps, "resources-read", f"read {uri} and get both prompts")
+    seen = sdk_client(argv, steps, "resources-read", f"read {uri} and get both prompts", mode=mode)
+    if mode == "auto" and seen.get("version") != MODERN:
+        raise Failure(
+            "discover-result",
+            f"the SDK's client, in its default mode, fell back to the handshake ({seen.get('version')}): its "
+            "server/discover probe did not get a DiscoverResult",
+        )
+    who = f"(the SDK client, {mode} mode)"
     templates = sorted(t.get("uriTemplate") for t in dumped(seen["templates"]).get("resourceTemplates", []))
     if templates != sorted([ORDER_TEMPLATE, PRODUCT_TEMPLATE]):
-        raise Failure("resources-list", "the SDK client sees other templates", received=show(templates))
+        raise Failure("resources-list", f"{who} sees other templates", received=show(templates))
     resources, prompts = _reference()
 
-    _same_contents(f"(the SDK client) read_resource({uri!r})", dumped(seen["order"]), resources.read({"uri": uri}))
+    _same_contents(f"{who} read_resource({uri!r})", dumped(seen["order"]), resources.read({"uri": uri}))
     _summary_prompt(
-        f"(the SDK client) get_prompt('summarise_order', {{'order_id': '{order_id}'}})",
+        f"{who} get_prompt('summarise_order', {{'order_id': '{order_id}'}})",
         dumped(seen["summary"]),
         resources,
         str(order_id),
@@ -441,7 +543,7 @@ def check_sdk_client(argv: list[str], order_id: int, status: str) -> None:
     if not same_json(dumped(seen["report"]), want):
         raise Failure(
             "prompts-get",
-            f"the SDK client got another status_report for {status!r}",
+            f"{who} got another status_report for {status!r}",
             expected=show(want),
             received=show(dumped(seen["report"])),
         )
