@@ -51,7 +51,7 @@ STUB_CELL = "print(handle_line("  # the first cell that calls the learner's code
 
 def browser() -> Any:
     """Playwright's sync API, or a skip that says what is missing."""
-    if not CHROMIUM.exists():
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
         pytest.skip("no browser: /usr/bin/chromium is missing (apt-get install -y chromium; .ci/run installs it)")
     try:
         from playwright.sync_api import sync_playwright
