@@ -631,8 +631,191 @@ lab.check("test_writes")
 # Hidden when graded: the same checks on other orders, clients and notes.
 lab.check("test_call_write")
 
+# %% [markdown] id=confirm
+# ## 5. Asking the user first (MCP 2026-07-28)
+#
+# The annotations ask a host to check with its user. In MCP 2026-07-28 the server can ask the user
+# itself, before a destructive write, and the course's server does: a `cancel_order` call does not
+# cancel at once, it answers with a question. The spec (MCP 2026-07-28, Multi Round-Trip Requests)
+# has a server answer a request with an `InputRequiredResult`: `resultType: "input_required"`, the
+# questions in `inputRequests` (here one `elicitation/create`, a form with one box to tick) and an
+# opaque `requestState`:
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create","params":{"mode":"form","message":"Cancel order 9 (paid, 4 items, 1730.88 in total, for Priya Rossi)? Reason given: the customer asked by phone. The order cannot be un-cancelled.","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean",...}},"required":["confirm"]}}}},"requestState":"eyJhc2siOiJjb25maXJtIiwiZXhwIjox...
+# ```
+#
+# The client shows the form, then sends the *same* request again under a new id, with the user's
+# answer in `inputResponses` (under the same key) and the `requestState` back as it came:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":"eyJhc2siOiJjb25maXJtIiwiZXhwIjox...","_meta":{...}}}
+# <- {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[...],"structuredContent":{"order_id":9,"status":"cancelled","previous_status":"paid","rows_changed":2},"isError":false,...}}
+# ```
+#
+# A decline (`"action": "decline"`), a dismissal (`"cancel"`) or an unticked box leaves the order as
+# it is, with a tool error that says so.
+#
+# The server may ask only what the client can show. The spec (same page):
+#
+# > Servers **MUST NOT** send an `inputRequests` that the client has not declared support for in its
+# > capabilities.
+#
+# A request whose `_meta` declares no `elicitation` cannot be asked, so it is refused with -32021
+# (Missing required client capability), and `data.requiredCapabilities` says what to declare:
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":3,"error":{"code":-32021,"message":"Missing required client capability: cancel_order asks the user to confirm the cancel of order 9, ...","data":{"requiredCapabilities":{"elicitation":{}}}}}
+# ```
+#
+# **Before 2026-07-28.** A server asked through a request of its own (`elicitation/create` sent to
+# the client in the middle of the session, after `initialize` had declared the capability). The
+# course's server asks nothing of a legacy client: in a session that began with `initialize`,
+# `cancel_order` cancels at once, as in section 3.
+
+# %% [markdown] id=state
+# ## 6. A state the client carries, sealed
+#
+# The server keeps nothing between the question and the retry: what it needs comes back in
+# `requestState`. But the client holds it in between, and could change it. The spec (MCP
+# 2026-07-28, Multi Round-Trip Requests):
+#
+# > servers **MUST** treat `requestState` as an attacker-controlled input. If `requestState`
+# > influences authorization, resource access, or business logic, servers **MUST** protect its
+# > integrity (e.g. HMAC or AEAD) and **MUST** reject state that fails verification.
+#
+# Here the state decides whether an order is cancelled, so it is sealed. And a sealed state could
+# still be replayed: kept for a week, or sent with another order's cancel. So the spec goes on:
+# servers **SHOULD** put inside the protected payload "a short expiry (TTL), rejecting state
+# presented after it lapses" and "an identifier for the originating request, e.g. the method name
+# and a digest of its salient parameters, rejecting state presented on a request that does not
+# match".
+#
+# An HMAC does it with the standard library. The server holds a secret key (32 random bytes,
+# `secrets.token_bytes(32)`); the *payload* is the request's binding and the expiry, as JSON, then
+# base64; the *MAC* is `hmac.new(key, payload, hashlib.sha256)`, also in base64; the state is
+# `PAYLOAD.MAC`. Only the key's holder can make a MAC that matches a payload, so a client that
+# changes one character, or makes up a state, or brings one from another server, is found out. Two
+# details matter:
+#
+# - compare MACs with `hmac.compare_digest(a, b)`, never `==`: `==` stops at the first byte that
+#   differs, and how long it took tells an attacker how much of a forged MAC was right;
+# - check the MAC *before* you trust anything in the payload: until then it is the client's text.
+#
+# A state that fails is a bad parameter of the retried request: -32602, with a message that says
+# what to do (here: send the request again without `inputResponses` and `requestState`, and be
+# asked afresh):
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":"eyJhc2siOiJjb25maXJtIn0.forged","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params: requestState failed verification: ..."}}
+# ```
+
+# %% [markdown] id=task-state
+# ### Your turn: `shop_state.py` (2 points)
+#
+# `TTL_S` (300 seconds), `b64(data)` and `unb64(text)` (URL-safe base64 without `=` padding) are
+# given. The clock is a parameter (`now`, seconds since the epoch, as `time.time()` gives them), so
+# that the checks can move it. Write:
+#
+# - `binding(name, arguments)`: what a state is bound to, as *canonical* JSON: the same name and
+#   arguments always give the same text, whatever the order of their keys
+#   (`json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False)`);
+#   another tool or other arguments give another text.
+# - `seal(key, bound, now)`: the state `PAYLOAD.MAC`. The payload is
+#   `b64(json.dumps({"for": bound, "exp": now + TTL_S}).encode())`; the MAC is
+#   `b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())`, over the payload's text.
+# - `open_state(key, state, bound, now)`: `None` when `state` is a state sealed with `key`, for the
+#   request `bound` names, and `now` is not past its expiry; otherwise a sentence saying why not:
+#   not a string or not `PAYLOAD.MAC`, a MAC that does not match (compared with
+#   `hmac.compare_digest`: a changed payload, a changed MAC, another server's key), another request
+#   (`"for"` is not `bound`), expired. Check the MAC first. It never raises.
+
+# %% solution id=shop_state
+%%module shop_state
+import base64
+import hashlib
+import hmac
+import json
+
+TTL_S = 300  # seconds a state lasts: long enough for a person to answer, short enough to bound a replay
+
+
+def b64(data):
+    """URL-safe base64 without padding: a state travels as plain text."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def unb64(text):
+    """The bytes b64() encoded (binascii.Error, a ValueError, on text that is not base64)."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def binding(name, arguments):
+    """What a state is bound to: the tool and its arguments as canonical JSON."""
+    ### BEGIN SOLUTION
+    return json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    ### END SOLUTION
+
+
+def seal(key, bound, now):
+    """The state PAYLOAD.MAC for the request `bound` names, lasting TTL_S seconds from now."""
+    ### BEGIN SOLUTION
+    payload = b64(json.dumps({"for": bound, "exp": now + TTL_S}).encode("utf-8"))
+    mac = b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())
+    return f"{payload}.{mac}"
+    ### END SOLUTION
+
+
+def open_state(key, state, bound, now):
+    """None when state was sealed with key, for bound, and has not expired; else why not. Never raises."""
+    ### BEGIN SOLUTION
+    if not isinstance(state, str) or state.count(".") != 1:
+        return "requestState is not a state this server issued (PAYLOAD.MAC)"
+    payload, mac = state.split(".")
+    try:
+        expected = b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())
+    except UnicodeEncodeError:
+        return "requestState is not a state this server issued (not ASCII)"
+    if not hmac.compare_digest(expected.encode("ascii"), mac.encode("utf-8")):
+        return "requestState failed verification: it was changed, or another server issued it"
+    body = json.loads(unb64(payload))  # ours: the MAC matched, so it is the JSON seal() wrote
+    if body.get("for") != bound:
+        return "requestState was issued for another request (another tool or other arguments)"
+    if now > body.get("exp", 0):
+        return f"requestState expired {now - body['exp']:.0f} s ago"
+    return None
+    ### END SOLUTION
+
+# %% id=try-state
+key = b"k" * 32
+bound = binding("cancel_order", {"reason": "asked by phone", "order_id": 9})
+state = seal(key, bound, 1_800_000_000)
+print(bound)
+print(open_state(key, state, bound, 1_800_000_060))
+print(open_state(key, state[:-1] + ("A" if state[-2] != "A" else "B") + state[-1], bound, 1_800_000_060))
+print(open_state(b"x" * 32, state, bound, 1_800_000_060))
+print(open_state(key, state, binding("cancel_order", {"order_id": 10, "reason": "asked by phone"}), 1_800_000_060))
+print(open_state(key, state, bound, 1_800_000_000 + TTL_S + 60))
+
+# %% [markdown] id=try-state-expected
+# The cell prints the binding (`["cancel_order",{"order_id":9,"reason":"asked by phone"}]`: the
+# keys sorted), then `None` (a good state, a minute later), then four reasons: a changed MAC, another
+# key, another order, and a state that expired a minute ago.
+
+# %% test id=test_request_state points=2
+# Binding(), seal() and open_state(): a good state opens until it expires; a changed MAC, a changed
+# payload, another key, another request, an expired state and text that is no state are refused.
+# Hidden when graded: the same checks with other keys, clocks and orders.
+lab.check("test_request_state")
+
 # %% [markdown] id=served
-# ## 5. Served, and the audit read back
+# ## 7. Served, and the audit read back
 #
 # The course's server now runs your write tools and your audit. The test below starts it on a
 # copy with `--allow-writes`, initialises as a client with a name of its own, cancels an order,
