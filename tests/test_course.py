@@ -209,7 +209,7 @@ def _solution_modules(prefix: str, folder: Path) -> None:
 
 @pytest.mark.parametrize(
     ("stage", "taught"), [("10", {"resources": "shop_resources", "prompts": "shop_prompts"}),
-                          ("11", {"writes": "shop_writes", "audit": "shop_audit"})],
+                          ("11", {"writes": "shop_writes", "audit": "shop_audit", "confirm": "shop_state"})],
 )  # fmt: skip
 def test_the_advanced_stages_runtimes_hold_the_learners_modules_in_place_of_the_answer_key(
     stage: str, taught: dict[str, str]

@@ -717,7 +717,7 @@ lab.check("test_call_write")
 # ```
 
 # %% [markdown] id=task-state
-# ### Your turn: `shop_state.py` (2 points)
+# ### Your turn: `shop_state.py` (4 points)
 #
 # `TTL_S` (300 seconds), `b64(data)` and `unb64(text)` (URL-safe base64 without `=` padding) are
 # given. The clock is a parameter (`now`, seconds since the epoch, as `time.time()` gives them), so
@@ -735,6 +735,19 @@ lab.check("test_call_write")
 #   not a string or not `PAYLOAD.MAC`, a MAC that does not match (compared with
 #   `hmac.compare_digest`: a changed payload, a changed MAC, another server's key), another request
 #   (`"for"` is not `bound`), expired. Check the MAC first. It never raises.
+- `ask_first(key, params, capabilities, now)`: what the course's server calls before a 2026-07-28
+  `cancel_order` writes (`params` the request's, `capabilities` its `_meta` clientCapabilities).
+  `question(arguments)` and `not_cancelled(order_id, why)` are given. Return `None` to go ahead, or
+  the result to answer instead:
+  - a first call (neither `inputResponses` nor `requestState`): if `capabilities` declares no form
+    elicitation (`elicitation` missing, not an object, or listing modes without `form`), raise
+    `RpcError(MISSING_CAPABILITY, why, {"requiredCapabilities": {"elicitation": {}}})`; else
+    answer `{"resultType": "input_required", "inputRequests": {"confirm": question(arguments)},
+    "requestState": seal(key, binding(name, arguments), now)}`;
+  - a retry: a state that `open_state` refuses is `RpcError(INVALID_PARAMS, why)`, before anything
+    else; no answer under `"confirm"` asks again (as a first call); `None` only for
+    `{"action": "accept", "content": {"confirm": true}}`; any other answer (a decline, a
+    dismissal, an unticked box) is `not_cancelled(...)`, and nothing is written.
 
 # %% solution id=shop_state
 %%module shop_state
@@ -743,7 +756,10 @@ import hashlib
 import hmac
 import json
 
+from reference.errors import INVALID_PARAMS, MISSING_CAPABILITY, RpcError
+
 TTL_S = 300  # seconds a state lasts: long enough for a person to answer, short enough to bound a replay
+KEY = "confirm"  # the inputRequests key, and the name of the form's one boolean
 
 
 def b64(data):
@@ -792,6 +808,55 @@ def open_state(key, state, bound, now):
     return None
     ### END SOLUTION
 
+
+def question(arguments):
+    """The elicitation/create request that asks the user: a form with one boolean, `confirm`."""
+    field = {"type": "boolean", "title": f"Cancel order {arguments['order_id']}", "default": False,
+             "description": "Tick to cancel the order; leave it to keep the order as it is."}
+    message = (f"Cancel order {arguments['order_id']}? Reason given: {arguments['reason']}. "
+               "The order cannot be un-cancelled.")
+    schema = {"type": "object", "properties": {KEY: field}, "required": [KEY]}
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": schema}}
+
+
+def not_cancelled(order_id, why):
+    """The tool error for a cancel the user did not confirm: nothing was changed."""
+    text = f"{why}: order {order_id} was not cancelled, nothing was changed. Ask the user before calling again."
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def ask_first(key, params, capabilities, now):
+    """A 2026-07-28 cancel_order call, before it writes: None to go ahead; else the result to answer
+    instead (input_required, or a tool error). RpcError for a client that cannot be asked or a bad state."""
+    ### BEGIN SOLUTION
+    arguments = params.get("arguments")
+    bound = binding(params.get("name"), arguments)
+    responses, state = params.get("inputResponses"), params.get("requestState")
+    if responses is None and state is None:
+        return ask(key, arguments, bound, capabilities, now)
+    why = open_state(key, state, bound, now)
+    if why is not None:
+        raise RpcError(INVALID_PARAMS, f"{why}: send the request again without inputResponses and requestState "
+                       "to be asked afresh")
+    answer = responses.get(KEY) if isinstance(responses, dict) else None
+    if not isinstance(answer, dict):  # no answer to the question: ask it again
+        return ask(key, arguments, bound, capabilities, now)
+    content = answer.get("content")
+    if answer.get("action") == "accept" and isinstance(content, dict) and content.get(KEY) is True:
+        return None
+    return not_cancelled(arguments["order_id"], f"the user did not confirm the cancel of order {arguments['order_id']}")
+
+
+def ask(key, arguments, bound, capabilities, now):
+    declared = capabilities.get("elicitation")
+    if not isinstance(declared, dict) or (declared and "form" not in declared):
+        raise RpcError(MISSING_CAPABILITY, "cancel_order asks the user to confirm first, and this request's _meta "
+                       "clientCapabilities declares no form elicitation: declare it to be asked",
+                       {"requiredCapabilities": {"elicitation": {}}})
+    return {"resultType": "input_required", "inputRequests": {KEY: question(arguments)},
+            "requestState": seal(key, bound, now)}
+    ### END SOLUTION
+
 # %% id=try-state
 key = b"k" * 32
 bound = binding("cancel_order", {"reason": "asked by phone", "order_id": 9})
@@ -802,11 +867,17 @@ print(open_state(key, state[:-1] + ("A" if state[-2] != "A" else "B") + state[-1
 print(open_state(b"x" * 32, state, bound, 1_800_000_060))
 print(open_state(key, state, binding("cancel_order", {"order_id": 10, "reason": "asked by phone"}), 1_800_000_060))
 print(open_state(key, state, bound, 1_800_000_000 + TTL_S + 60))
+params = {"name": "cancel_order", "arguments": {"order_id": 9, "reason": "asked by phone"}}
+asked = ask_first(key, params, {"elicitation": {}}, 1_800_000_000)
+print(asked["resultType"], asked["inputRequests"]["confirm"]["params"]["message"])
+yes = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+print(ask_first(key, {**params, "inputResponses": yes, "requestState": asked["requestState"]}, {}, 1_800_000_060))
 
 # %% [markdown] id=try-state-expected
 # The cell prints the binding (`["cancel_order",{"order_id":9,"reason":"asked by phone"}]`: the
 # keys sorted), then `None` (a good state, a minute later), then four reasons: a changed MAC, another
-# key, another order, and a state that expired a minute ago.
+# key, another order, and a state that expired a minute ago. Then `ask_first` asks
+# (`input_required Cancel order 9? ...`), and goes ahead (`None`) on the retry with a yes.
 
 # %% test id=test_request_state points=2
 # Binding(), seal() and open_state(): a good state opens until it expires; a changed MAC, a changed
@@ -814,10 +885,19 @@ print(open_state(key, state, bound, 1_800_000_000 + TTL_S + 60))
 # Hidden when graded: the same checks with other keys, clocks and orders.
 lab.check("test_request_state")
 
+# %% test id=test_ask_first points=2
+# Ask_first() in the course's server, over stdio in MCP 2026-07-28: the first cancel_order asks
+# (input_required), a client that declares no elicitation gets -32021, a state sent with another
+# order or changed gets -32602, a "no" cancels nothing, the retry with a "yes" cancels; every
+# refusal audited, the question not.
+# Hidden when graded: another client, other orders and answers.
+lab.check("test_ask_first")
+
 # %% [markdown] id=served
 # ## 7. Served, and the audit read back
 #
-# The course's server now runs your write tools and your audit. The test below starts it on a
+# The course's server now runs your write tools and your audit (and, for a 2026-07-28 client,
+# your `ask_first` before `cancel_order`: the test above). The test below starts it on a
 # copy with `--allow-writes`, initialises as a client with a name of its own, cancels an order,
 # tries a note for an order that does not exist, and reads the audit back; then it starts the
 # server without `--allow-writes` and tries again. From a terminal, with the course's server:

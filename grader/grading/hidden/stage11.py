@@ -78,3 +78,8 @@ def request_state(work: Work, rng: random.Random) -> None:
         [{"order_id": order_id + rng.randint(1, 50), "reason": reason}, {**arguments, "reason": reason + "!"}]
     )
     s.check_request_state(work.module("shop_state"), keys, (arguments, other), rng.uniform(1.7e9, 2.1e9))
+
+
+@hidden("11", "test_ask_first")
+def ask_first(work: Work, rng: random.Random) -> None:
+    s.check_ask_first(work, rng, _client(rng))
