@@ -52,7 +52,7 @@ STDOUT_CELLS: dict[str, set[str]] = {
     "04-tools-list": {"test_served"},
     "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
     "10-resources-prompts": {"test_served"},
-    "11-audited-writes": {"test_served"},
+    "11-audited-writes": {"test_ask_first", "test_served"},
 }
 
 # One typical learner bug per row: (stage, name, text replaced in the solution, cells that must lose points).

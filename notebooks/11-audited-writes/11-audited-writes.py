@@ -8,14 +8,16 @@ Stage 11 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # reason)` and `add_order_note(order_id, note)`. A model calls them on a user's word, and a
 # model can be wrong, or be talked into something.
 #
-# So every write in this stage has four guards around it:
+# So every write in this stage has five guards around it:
 #
 # 1. the tool says what it does, in its annotations, so that a host can ask its user first;
 # 2. it runs only when the server was started with `--allow-writes`, and only on a *copy* of
 #    the shop, never on the course's database;
 # 3. it is one transaction: all of it happens, or none of it;
 # 4. every attempt is written down, the refused ones too: when, which tool, which client, what
-#    came of it, and what it changed, without keeping what users wrote.
+#    came of it, and what it changed, without keeping what users wrote;
+# 5. in MCP 2026-07-28, the current revision, the server asks the user itself before it cancels,
+#    and trusts nothing the client brings back unless the server sealed it.
 
 # %% setup id=setup
 from grader.course import lab
@@ -848,11 +850,11 @@ def ask_first(key, params, capabilities, now):
 
 
 def ask(key, arguments, bound, capabilities, now):
-    declared = capabilities.get("elicitation")
+    declared, needed = capabilities.get("elicitation"), {"elicitation": {}}
     if not isinstance(declared, dict) or (declared and "form" not in declared):
         raise RpcError(MISSING_CAPABILITY, "cancel_order asks the user to confirm first, and this request's _meta "
                        "clientCapabilities declares no form elicitation: declare it to be asked",
-                       {"requiredCapabilities": {"elicitation": {}}})
+                       {"requiredCapabilities": needed})
     return {"resultType": "input_required", "inputRequests": {KEY: question(arguments)},
             "requestState": seal(key, bound, now)}
     ### END SOLUTION
@@ -924,11 +926,16 @@ lab.check("test_served")
 #    client get, and what does the audit get?
 # 4. What does the audit keep of an 800-character note, and why not the note itself?
 # 5. The audit's disk is full. What does the client that asked for the write hear?
+# 6. A 2026-07-28 client that declared no elicitation calls `cancel_order`. What does it get, and
+#    why may the server not simply ask?
+# 7. A client keeps a `requestState` and sends it again tomorrow, with another order's id. Which
+#    checks of `open_state` refuse it, and why must the MAC be checked before the rest?
 
 # %% [markdown] id=end
 # ## What you have now
 #
 # A server that can change the shop, and can be trusted with it: it says which tools change what,
 # it writes only a copy and only when told to, it never leaves half a change, and it keeps an
-# account of every attempt, with who asked and without what users wrote. Stage 12 puts the same
+# account of every attempt, with who asked and without what users wrote; in MCP 2026-07-28 it asks
+# the user before it cancels, and trusts no state it did not seal. Stage 12 puts the same
 # server on HTTP.
