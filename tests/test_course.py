@@ -91,7 +91,7 @@ def test_the_stages_of_part_one_exist_in_order() -> None:
 
 # The stages moved to the current revision so far (issue: the course on 2026-07-28).
 # The stages moved to the current revision so far (issue: the course on 2026-07-28).
-ON_2026_07_28 = {"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "12"}
+ON_2026_07_28 = {"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"}
 
 
 @pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.name)
@@ -210,7 +210,7 @@ def _solution_modules(prefix: str, folder: Path) -> None:
 
 @pytest.mark.parametrize(
     ("stage", "taught"), [("10", {"resources": "shop_resources", "prompts": "shop_prompts"}),
-                          ("11", {"writes": "shop_writes", "audit": "shop_audit"})],
+                          ("11", {"writes": "shop_writes", "audit": "shop_audit", "confirm": "shop_state"})],
 )  # fmt: skip
 def test_the_advanced_stages_runtimes_hold_the_learners_modules_in_place_of_the_answer_key(
     stage: str, taught: dict[str, str]

@@ -52,7 +52,7 @@ STDOUT_CELLS: dict[str, set[str]] = {
     "04-tools-list": {"test_served"},
     "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
     "10-resources-prompts": {"test_served"},
-    "11-audited-writes": {"test_served"},
+    "11-audited-writes": {"test_ask_first", "test_served"},
 }
 
 # One typical learner bug per row: (stage, name, text replaced in the solution, cells that must lose points).
@@ -552,6 +552,38 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_annotations", "test_served"},
     ),
     (
+        "11-audited-writes",
+        "a requestState trusted without its MAC",
+        (
+            '    if not hmac.compare_digest(expected.encode("ascii"), mac.encode("utf-8")):\n'
+            '        return "requestState failed verification: it was changed, or another server issued it"\n',
+            "",
+        ),
+        {"test_request_state", "test_ask_first"},
+    ),
+    (
+        "11-audited-writes",
+        "a requestState not bound to its request",
+        (
+            '    if body.get("for") != bound:\n'
+            '        return "requestState was issued for another request (another tool or other arguments)"\n',
+            "",
+        ),
+        {"test_request_state", "test_ask_first"},
+    ),
+    (
+        "11-audited-writes",
+        "a requestState that never expires",
+        ('    if now > body.get("exp", 0):\n', "    if False:\n"),
+        {"test_request_state"},
+    ),
+    (
+        "11-audited-writes",
+        "a cancel asked of a client that declared no elicitation",
+        ('    if not isinstance(declared, dict) or (declared and "form" not in declared):\n', "    if False:\n"),
+        {"test_ask_first"},
+    ),
+    (
         "12-streamable-http",
         "a notification answered 200 with a body",
         (
@@ -698,6 +730,10 @@ RULES: dict[str, str] = {
     "with conn: taken for a transaction": "write-transaction",
     "a write refused by the shop not audited": "write-audit",
     "a long note audited whole": "audit-redaction",
+    "a requestState trusted without its MAC": "modern-request-state",
+    "a requestState not bound to its request": "modern-request-state",
+    "a requestState that never expires": "modern-request-state",
+    "a cancel asked of a client that declared no elicitation": "modern-input-required",
     "cancel_order's destructiveHint left out": "write-annotations",
     "a notification answered 200 with a body": "http-notification-202",
     "an unknown session id served as a new session": "http-session",

@@ -17,8 +17,8 @@ path, which holds
     ['errors', 'framing']
     >>> plan("01").shims
     {'framing': 'framing'}
-    >>> plan("11").shims, "resources" in plan("11").may_import, "writes" in plan("11").may_import
-    ({'writes': 'writes', 'audit': 'audit'}, True, False)
+    >>> sorted(plan("11").shims), "resources" in plan("11").may_import, "writes" in plan("11").may_import
+    (['audit', 'confirm', 'mrtr', 'writes'], True, False)
 
 The same runtime serves the learner's notebook (their own machine, no sandbox) and grading (inside
 the sandbox), so a check passes or fails alike in both.
@@ -109,7 +109,11 @@ PLANS: dict[str, Plan] = {
     # The advanced track: the course's server serves the learner's resources and prompts (10), runs
     # the learner's write tools and audit (11); the answer key of each stands in as the learner's.
     "10": Plan(frozenset(), {"resources": "resources", "prompts": "prompts"}, _before("10")),
-    "11": Plan(frozenset(), {"writes": "writes", "audit": "audit"}, _before("11")),
+    # In 11 the 2026-07-28 question before cancel_order (confirm) and its sealed state (mrtr) are the
+    # learner's shop_state.py too: the shims hold only the course's plumbing.
+    "11": Plan(
+        frozenset(), {"writes": "writes", "audit": "audit", "mrtr": "mrtr", "confirm": "confirm"}, _before("11")
+    ),
     # Streamable HTTP (12): the learner's transport in front of the course's dispatcher (reference.server,
     # one Server per session); the reference's transport is not there to call.
     "12": Plan(frozenset({"streamable_http", "http_guard", "mcp_headers", "sse"}), {}, _before("12")),

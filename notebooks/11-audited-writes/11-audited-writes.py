@@ -8,14 +8,16 @@ Stage 11 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # reason)` and `add_order_note(order_id, note)`. A model calls them on a user's word, and a
 # model can be wrong, or be talked into something.
 #
-# So every write in this stage has four guards around it:
+# So every write in this stage has five guards around it:
 #
 # 1. the tool says what it does, in its annotations, so that a host can ask its user first;
 # 2. it runs only when the server was started with `--allow-writes`, and only on a *copy* of
 #    the shop, never on the course's database;
 # 3. it is one transaction: all of it happens, or none of it;
 # 4. every attempt is written down, the refused ones too: when, which tool, which client, what
-#    came of it, and what it changed, without keeping what users wrote.
+#    came of it, and what it changed, without keeping what users wrote;
+# 5. in MCP 2026-07-28, the current revision, the server asks the user itself before it cancels,
+#    and trusts nothing the client brings back unless the server sealed it.
 
 # %% setup id=setup
 from grader.course import lab
@@ -631,10 +633,273 @@ lab.check("test_writes")
 # Hidden when graded: the same checks on other orders, clients and notes.
 lab.check("test_call_write")
 
-# %% [markdown] id=served
-# ## 5. Served, and the audit read back
+# %% [markdown] id=confirm
+# ## 5. Asking the user first (MCP 2026-07-28)
 #
-# The course's server now runs your write tools and your audit. The test below starts it on a
+# The annotations ask a host to check with its user. In MCP 2026-07-28 the server can ask the user
+# itself, before a destructive write, and the course's server does: a `cancel_order` call does not
+# cancel at once, it answers with a question. The spec (MCP 2026-07-28, Multi Round-Trip Requests)
+# has a server answer a request with an `InputRequiredResult`: `resultType: "input_required"`, the
+# questions in `inputRequests` (here one `elicitation/create`, a form with one box to tick) and an
+# opaque `requestState`:
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create","params":{"mode":"form","message":"Cancel order 9 (paid, 4 items, 1730.88 in total, for Priya Rossi)? Reason given: the customer asked by phone. The order cannot be un-cancelled.","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean",...}},"required":["confirm"]}}}},"requestState":"eyJhc2siOiJjb25maXJtIiwiZXhwIjox...
+# ```
+#
+# The client shows the form, then sends the *same* request again under a new id, with the user's
+# answer in `inputResponses` (under the same key) and the `requestState` back as it came:
+#
+# ```text
+# -> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":"eyJhc2siOiJjb25maXJtIiwiZXhwIjox...","_meta":{...}}}
+# <- {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[...],"structuredContent":{"order_id":9,"status":"cancelled","previous_status":"paid","rows_changed":2},"isError":false,...}}
+# ```
+#
+# A decline (`"action": "decline"`), a dismissal (`"cancel"`) or an unticked box leaves the order as
+# it is, with a tool error that says so.
+#
+# The server may ask only what the client can show. The spec (same page):
+#
+# > Servers **MUST NOT** send an `inputRequests` that the client has not declared support for in its
+# > capabilities.
+#
+# A request whose `_meta` declares no `elicitation` cannot be asked, so it is refused with -32021
+# (Missing required client capability), and `data.requiredCapabilities` says what to declare:
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":3,"error":{"code":-32021,"message":"Missing required client capability: cancel_order asks the user to confirm the cancel of order 9, ...","data":{"requiredCapabilities":{"elicitation":{}}}}}
+# ```
+#
+# **Before 2026-07-28.** A server asked through a request of its own (`elicitation/create` sent to
+# the client in the middle of the session, after `initialize` had declared the capability). The
+# course's server asks nothing of a legacy client: in a session that began with `initialize`,
+# `cancel_order` cancels at once, as in section 3.
+
+# %% [markdown] id=state
+# ## 6. A state the client carries, sealed
+#
+# The server keeps nothing between the question and the retry: what it needs comes back in
+# `requestState`. But the client holds it in between, and could change it. The spec (MCP
+# 2026-07-28, Multi Round-Trip Requests):
+#
+# > servers **MUST** treat `requestState` as an attacker-controlled input. If `requestState`
+# > influences authorization, resource access, or business logic, servers **MUST** protect its
+# > integrity (e.g. HMAC or AEAD) and **MUST** reject state that fails verification.
+#
+# Here the state decides whether an order is cancelled, so it is sealed. And a sealed state could
+# still be replayed: kept for a week, or sent with another order's cancel. So the spec goes on:
+# servers **SHOULD** put inside the protected payload "a short expiry (TTL), rejecting state
+# presented after it lapses" and "an identifier for the originating request, e.g. the method name
+# and a digest of its salient parameters, rejecting state presented on a request that does not
+# match".
+#
+# An HMAC does it with the standard library. The server holds a secret key (32 random bytes,
+# `secrets.token_bytes(32)`); the *payload* is the request's binding and the expiry, as JSON, then
+# base64; the *MAC* is `hmac.new(key, payload, hashlib.sha256)`, also in base64; the state is
+# `PAYLOAD.MAC`. Only the key's holder can make a MAC that matches a payload, so a client that
+# changes one character, or makes up a state, or brings one from another server, is found out. Two
+# details matter:
+#
+# - compare MACs with `hmac.compare_digest(a, b)`, never `==`: `==` stops at the first byte that
+#   differs, and how long it took tells an attacker how much of a forged MAC was right;
+# - check the MAC *before* you trust anything in the payload: until then it is the client's text.
+#
+# A state that fails is a bad parameter of the retried request: -32602, with a message that says
+# what to do (here: send the request again without `inputResponses` and `requestState`, and be
+# asked afresh):
+#
+# ```text
+# $ mcp-lab serve --allow-writes --db COPY
+# -> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order_id":9,"reason":"the customer asked by phone"},"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":"eyJhc2siOiJjb25maXJtIn0.forged","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"lesson","version":"1.0"}}}}
+# <- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params: requestState failed verification: ..."}}
+# ```
+
+# %% [markdown] id=task-state
+# ### Your turn: `shop_state.py` (4 points)
+#
+# `TTL_S` (300 seconds), `b64(data)` and `unb64(text)` (URL-safe base64 without `=` padding) are
+# given. The clock is a parameter (`now`, seconds since the epoch, as `time.time()` gives them), so
+# that the checks can move it. Write:
+#
+# - `binding(name, arguments)`: what a state is bound to, as *canonical* JSON: the same name and
+#   arguments always give the same text, whatever the order of their keys
+#   (`json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False)`);
+#   another tool or other arguments give another text.
+# - `seal(key, bound, now)`: the state `PAYLOAD.MAC`. The payload is
+#   `b64(json.dumps({"for": bound, "exp": now + TTL_S}).encode())`; the MAC is
+#   `b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())`, over the payload's text.
+# - `open_state(key, state, bound, now)`: `None` when `state` is a state sealed with `key`, for the
+#   request `bound` names, and `now` is not past its expiry; otherwise a sentence saying why not:
+#   not a string or not `PAYLOAD.MAC`, a MAC that does not match (compared with
+#   `hmac.compare_digest`: a changed payload, a changed MAC, another server's key), another request
+#   (`"for"` is not `bound`), expired. Check the MAC first. It never raises.
+- `ask_first(key, params, capabilities, now)`: what the course's server calls before a 2026-07-28
+  `cancel_order` writes (`params` the request's, `capabilities` its `_meta` clientCapabilities).
+  `question(arguments)` and `not_cancelled(order_id, why)` are given. Return `None` to go ahead, or
+  the result to answer instead:
+  - a first call (neither `inputResponses` nor `requestState`): if `capabilities` declares no form
+    elicitation (`elicitation` missing, not an object, or listing modes without `form`), raise
+    `RpcError(MISSING_CAPABILITY, why, {"requiredCapabilities": {"elicitation": {}}})`; else
+    answer `{"resultType": "input_required", "inputRequests": {"confirm": question(arguments)},
+    "requestState": seal(key, binding(name, arguments), now)}`;
+  - a retry: a state that `open_state` refuses is `RpcError(INVALID_PARAMS, why)`, before anything
+    else; no answer under `"confirm"` asks again (as a first call); `None` only for
+    `{"action": "accept", "content": {"confirm": true}}`; any other answer (a decline, a
+    dismissal, an unticked box) is `not_cancelled(...)`, and nothing is written.
+
+# %% solution id=shop_state
+%%module shop_state
+import base64
+import hashlib
+import hmac
+import json
+
+from reference.errors import INVALID_PARAMS, MISSING_CAPABILITY, RpcError
+
+TTL_S = 300  # seconds a state lasts: long enough for a person to answer, short enough to bound a replay
+KEY = "confirm"  # the inputRequests key, and the name of the form's one boolean
+
+
+def b64(data):
+    """URL-safe base64 without padding: a state travels as plain text."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def unb64(text):
+    """The bytes b64() encoded (binascii.Error, a ValueError, on text that is not base64)."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def binding(name, arguments):
+    """What a state is bound to: the tool and its arguments as canonical JSON."""
+    ### BEGIN SOLUTION
+    return json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    ### END SOLUTION
+
+
+def seal(key, bound, now):
+    """The state PAYLOAD.MAC for the request `bound` names, lasting TTL_S seconds from now."""
+    ### BEGIN SOLUTION
+    payload = b64(json.dumps({"for": bound, "exp": now + TTL_S}).encode("utf-8"))
+    mac = b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())
+    return f"{payload}.{mac}"
+    ### END SOLUTION
+
+
+def open_state(key, state, bound, now):
+    """None when state was sealed with key, for bound, and has not expired; else why not. Never raises."""
+    ### BEGIN SOLUTION
+    if not isinstance(state, str) or state.count(".") != 1:
+        return "requestState is not a state this server issued (PAYLOAD.MAC)"
+    payload, mac = state.split(".")
+    try:
+        expected = b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())
+    except UnicodeEncodeError:
+        return "requestState is not a state this server issued (not ASCII)"
+    if not hmac.compare_digest(expected.encode("ascii"), mac.encode("utf-8")):
+        return "requestState failed verification: it was changed, or another server issued it"
+    body = json.loads(unb64(payload))  # ours: the MAC matched, so it is the JSON seal() wrote
+    if body.get("for") != bound:
+        return "requestState was issued for another request (another tool or other arguments)"
+    if now > body.get("exp", 0):
+        return f"requestState expired {now - body['exp']:.0f} s ago"
+    return None
+    ### END SOLUTION
+
+
+def question(arguments):
+    """The elicitation/create request that asks the user: a form with one boolean, `confirm`."""
+    field = {"type": "boolean", "title": f"Cancel order {arguments['order_id']}", "default": False,
+             "description": "Tick to cancel the order; leave it to keep the order as it is."}
+    message = (f"Cancel order {arguments['order_id']}? Reason given: {arguments['reason']}. "
+               "The order cannot be un-cancelled.")
+    schema = {"type": "object", "properties": {KEY: field}, "required": [KEY]}
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": schema}}
+
+
+def not_cancelled(order_id, why):
+    """The tool error for a cancel the user did not confirm: nothing was changed."""
+    text = f"{why}: order {order_id} was not cancelled, nothing was changed. Ask the user before calling again."
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def ask_first(key, params, capabilities, now):
+    """A 2026-07-28 cancel_order call, before it writes: None to go ahead; else the result to answer
+    instead (input_required, or a tool error). RpcError for a client that cannot be asked or a bad state."""
+    ### BEGIN SOLUTION
+    arguments = params.get("arguments")
+    bound = binding(params.get("name"), arguments)
+    responses, state = params.get("inputResponses"), params.get("requestState")
+    if responses is None and state is None:
+        return ask(key, arguments, bound, capabilities, now)
+    why = open_state(key, state, bound, now)
+    if why is not None:
+        raise RpcError(INVALID_PARAMS, f"{why}: send the request again without inputResponses and requestState "
+                       "to be asked afresh")
+    answer = responses.get(KEY) if isinstance(responses, dict) else None
+    if not isinstance(answer, dict):  # no answer to the question: ask it again
+        return ask(key, arguments, bound, capabilities, now)
+    content = answer.get("content")
+    if answer.get("action") == "accept" and isinstance(content, dict) and content.get(KEY) is True:
+        return None
+    return not_cancelled(arguments["order_id"], f"the user did not confirm the cancel of order {arguments['order_id']}")
+
+
+def ask(key, arguments, bound, capabilities, now):
+    declared, needed = capabilities.get("elicitation"), {"elicitation": {}}
+    if not isinstance(declared, dict) or (declared and "form" not in declared):
+        raise RpcError(MISSING_CAPABILITY, "cancel_order asks the user to confirm first, and this request's _meta "
+                       "clientCapabilities declares no form elicitation: declare it to be asked",
+                       {"requiredCapabilities": needed})
+    return {"resultType": "input_required", "inputRequests": {KEY: question(arguments)},
+            "requestState": seal(key, bound, now)}
+    ### END SOLUTION
+
+# %% id=try-state
+key = b"k" * 32
+bound = binding("cancel_order", {"reason": "asked by phone", "order_id": 9})
+state = seal(key, bound, 1_800_000_000)
+print(bound)
+print(open_state(key, state, bound, 1_800_000_060))
+print(open_state(key, state[:-1] + ("A" if state[-2] != "A" else "B") + state[-1], bound, 1_800_000_060))
+print(open_state(b"x" * 32, state, bound, 1_800_000_060))
+print(open_state(key, state, binding("cancel_order", {"order_id": 10, "reason": "asked by phone"}), 1_800_000_060))
+print(open_state(key, state, bound, 1_800_000_000 + TTL_S + 60))
+params = {"name": "cancel_order", "arguments": {"order_id": 9, "reason": "asked by phone"}}
+asked = ask_first(key, params, {"elicitation": {}}, 1_800_000_000)
+print(asked["resultType"], asked["inputRequests"]["confirm"]["params"]["message"])
+yes = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+print(ask_first(key, {**params, "inputResponses": yes, "requestState": asked["requestState"]}, {}, 1_800_000_060))
+
+# %% [markdown] id=try-state-expected
+# The cell prints the binding (`["cancel_order",{"order_id":9,"reason":"asked by phone"}]`: the
+# keys sorted), then `None` (a good state, a minute later), then four reasons: a changed MAC, another
+# key, another order, and a state that expired a minute ago. Then `ask_first` asks
+# (`input_required Cancel order 9? ...`), and goes ahead (`None`) on the retry with a yes.
+
+# %% test id=test_request_state points=2
+# Binding(), seal() and open_state(): a good state opens until it expires; a changed MAC, a changed
+# payload, another key, another request, an expired state and text that is no state are refused.
+# Hidden when graded: the same checks with other keys, clocks and orders.
+lab.check("test_request_state")
+
+# %% test id=test_ask_first points=2
+# Ask_first() in the course's server, over stdio in MCP 2026-07-28: the first cancel_order asks
+# (input_required), a client that declares no elicitation gets -32021, a state sent with another
+# order or changed gets -32602, a "no" cancels nothing, the retry with a "yes" cancels; every
+# refusal audited, the question not.
+# Hidden when graded: another client, other orders and answers.
+lab.check("test_ask_first")
+
+# %% [markdown] id=served
+# ## 7. Served, and the audit read back
+#
+# The course's server now runs your write tools and your audit (and, for a 2026-07-28 client,
+# your `ask_first` before `cancel_order`: the test above). The test below starts it on a
 # copy with `--allow-writes`, initialises as a client with a name of its own, cancels an order,
 # tries a note for an order that does not exist, and reads the audit back; then it starts the
 # server without `--allow-writes` and tries again. From a terminal, with the course's server:
@@ -661,11 +926,16 @@ lab.check("test_served")
 #    client get, and what does the audit get?
 # 4. What does the audit keep of an 800-character note, and why not the note itself?
 # 5. The audit's disk is full. What does the client that asked for the write hear?
+# 6. A 2026-07-28 client that declared no elicitation calls `cancel_order`. What does it get, and
+#    why may the server not simply ask?
+# 7. A client keeps a `requestState` and sends it again tomorrow, with another order's id. Which
+#    checks of `open_state` refuse it, and why must the MAC be checked before the rest?
 
 # %% [markdown] id=end
 # ## What you have now
 #
 # A server that can change the shop, and can be trusted with it: it says which tools change what,
 # it writes only a copy and only when told to, it never leaves half a change, and it keeps an
-# account of every attempt, with who asked and without what users wrote. Stage 12 puts the same
+# account of every attempt, with who asked and without what users wrote; in MCP 2026-07-28 it asks
+# the user before it cancels, and trusts no state it did not seal. Stage 12 puts the same
 # server on HTTP.

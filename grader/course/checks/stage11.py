@@ -9,6 +9,7 @@ learner's own ``summary`` of them, so that a slip in the summary costs its own c
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -110,6 +111,27 @@ def writes_cell(work: Work) -> None:
 )
 def call_write_cell(work: Work) -> None:
     check_call_write(work, random.Random(11), WHO, LONG_NOTE)
+
+
+@public(
+    "11",
+    "test_request_state",
+    "binding(), seal(), open_state(): a state opens until it expires; tampered, foreign, other-request refused",
+)
+def request_state_cell(work: Work) -> None:
+    arguments = {"order_id": 9, "reason": "the customer asked by phone"}
+    other = {"order_id": 10, "reason": "the customer asked by phone"}
+    check_request_state(work.module("shop_state"), (STATE_KEY, b"another-server-key".ljust(32, b"x")),
+                        (arguments, other), STATE_NOW)  # fmt: skip
+
+
+@public(
+    "11",
+    "test_ask_first",
+    "cancel_order in 2026-07-28, served: asked first, -32021, a bad state refused, a no writes nothing, a yes cancels",
+)
+def ask_first_cell(work: Work) -> None:
+    check_ask_first(work, random.Random(11), {"name": "course-session", "version": "3.1"})
 
 
 @public(
@@ -676,3 +698,228 @@ def check_served(work: Work, rng: random.Random, client: dict[str, str], long_no
             )
         summary = call(audit.summary, "audit-redaction", arguments)
         check_entry(found[-1], "add_order_note", who, "rejected", 0, summary, "a call with writes off", "writes-off")
+
+
+# -- requestState, sealed (MCP 2026-07-28, basic/patterns/mrtr) --------------------------------------
+STATE_TTL_S = 300  # what the lesson gives as TTL_S
+STATE_KEY = b"course-public-key-".ljust(32, b"k")
+STATE_NOW = 1_800_000_000
+
+
+def _flip(text: str, at: int) -> str:
+    """``text`` with the character at ``at`` changed for another base64 character."""
+    return text[:at] + ("A" if text[at] != "A" else "B") + text[at + 1 :]
+
+
+def check_request_state(
+    module: Any, keys: tuple[bytes, bytes], calls: tuple[dict[str, Any], dict[str, Any]], now: float
+) -> None:
+    """binding(), seal() and open_state() of ``module``: a good state opens until it expires; a changed
+    MAC, a changed payload, another key, another request, an expired state and text that is no state
+    are refused with a reason, and open_state never raises. ``calls``: two cancel_order argument sets
+    (the second another request); ``now``: the clock the checks pass in."""
+    key, other_key = keys
+    arguments, other = calls
+    rule = "modern-request-state"
+    bound = call(module.binding, rule, "cancel_order", arguments)
+    if not isinstance(bound, str) or not bound:
+        raise Failure(rule, "binding() must return a non-empty string (canonical JSON)", received=show(bound))
+    reordered = dict(reversed(list(arguments.items())))
+    if call(module.binding, rule, "cancel_order", reordered) != bound:
+        raise Failure(
+            rule,
+            "binding() gave another text for the same arguments with their keys in another order: sort the keys",
+            sent=show(reordered),
+        )
+    distinct = [
+        ("add_order_note", arguments),
+        ("cancel_order", other),
+        ("cancel_order", {**arguments, "order_id": str(arguments["order_id"])}),
+    ]
+    for name, args in distinct:
+        if call(module.binding, rule, name, args) == bound:
+            raise Failure(
+                rule,
+                f"binding({name!r}, {show(args)}) is the same text as for {show(arguments)}: a state bound to one "
+                "request would open on the other",
+            )
+    other_bound = call(module.binding, rule, "cancel_order", other)
+
+    state = call(module.seal, rule, key, bound, now)
+    if not isinstance(state, str) or state.count(".") != 1:
+        raise Failure(rule, "seal() must return the text PAYLOAD.MAC (one dot)", received=show(state))
+    payload, mac = state.split(".")
+
+    def opened(candidate: Any, bound_to: str, at: float, why: str) -> Any:
+        got = call(module.open_state, rule, key, candidate, bound_to, at)
+        if got is not None and not (isinstance(got, str) and got.strip()):
+            raise Failure(
+                rule,
+                f"open_state() must return None or a sentence saying why not; for {why} it returned {show(got)}",
+            )
+        return got
+
+    for late, when in ((0, "just sealed"), (60, "a minute later"), (STATE_TTL_S - 2, "just before it expires")):
+        got = opened(state, bound, now + late, when)
+        if got is not None:
+            raise Failure(
+                rule,
+                f"open_state() refused a state it sealed itself, {when} (now + {late} s): {got}",
+                sent=state,
+            )
+    refusals = [
+        (_flip(state, len(payload) + 1 + len(mac) // 2), bound, now + 1, "a state whose MAC was changed"),
+        (_flip(state, len(payload) // 2), bound, now + 1, "a state whose payload was changed"),
+        (call(module.seal, rule, other_key, bound, now), bound, now + 1, "a state sealed with another key"),
+        (state, other_bound, now + 1, f"the state of {show(arguments)} sent with {show(other)}"),
+        (state, bound, now + STATE_TTL_S + 2, f"a state {STATE_TTL_S + 2} s old (it lasts {STATE_TTL_S} s)"),
+        (state, bound, now + 30 * 86400, "a state a month old"),
+        (payload, bound, now + 1, "the payload without its MAC"),
+        ("", bound, now + 1, "an empty string"),
+        (f"{state}.{mac}", bound, now + 1, "a state with a second MAC"),
+        ("not base64 é.and no mac", bound, now + 1, "text that is no state"),
+        (None, bound, now + 1, "null"),
+        (7, bound, now + 1, "a number"),
+    ]
+    # A payload rewritten by the client, its MAC kept: a longer life, then another request.
+    forged = {"for": bound, "exp": now + 10 * 86400}
+    encoded = base64.urlsafe_b64encode(json.dumps(forged).encode()).rstrip(b"=").decode()
+    refusals.append((f"{encoded}.{mac}", bound, now + STATE_TTL_S + 2, "a payload rewritten for a later expiry"))
+    forged = {"for": other_bound, "exp": now + STATE_TTL_S}
+    encoded = base64.urlsafe_b64encode(json.dumps(forged).encode()).rstrip(b"=").decode()
+    refusals.append((f"{encoded}.{mac}", other_bound, now + 1, "a payload rewritten for another request"))
+    for candidate, bound_to, at, why in refusals:
+        if opened(candidate, bound_to, at, why) is None:
+            raise Failure(
+                rule,
+                f"open_state() accepted {why}: a state must be refused unless its MAC matches (hmac.compare_digest), "
+                "it was sealed for this request and it has not expired",
+                sent=show(candidate),
+            )
+
+
+def _modern(name: str, arguments: Any, client: dict[str, str], capabilities: Any, **more: Any) -> dict[str, Any]:
+    """A 2026-07-28 tools/call: its revision, capabilities and client in ``_meta``, ``more`` beside them."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": dict(client),
+    }
+    return request("tools/call", params={"name": name, "arguments": arguments, **more, "_meta": meta})
+
+
+def check_ask_first(work: Work, rng: random.Random, client: dict[str, str]) -> None:
+    """The course's server with the learner's ask_first, over stdio in MCP 2026-07-28: the question,
+    -32021 for a client that cannot be asked, a state refused on another request and when changed,
+    a decline that writes nothing, an accepted retry that cancels; every refusal audited, the question not."""
+    with shop_copy(work) as (here, there):
+        by_status = orders_by_status(here)
+        order, other = rng.sample([*by_status["pending"], *by_status["paid"]], 2)
+        reason = rng.choice(["the customer asked by phone", "a duplicate order", "paid twice, said the customer"])
+        arguments = {"order_id": order, "reason": reason}
+        elicits = {"elicitation": rng.choice([{}, {"form": {}}])}
+        before = status_of(here, order)
+        with Server(work.host("shop_writes", "--allow-writes", "--db", there)) as server:
+
+            def answer(sent: dict[str, Any], check: str) -> dict[str, Any]:
+                server.send(sent)
+                reply = server.next_line(sent, check)
+                if not isinstance(reply, dict) or reply.get("id") != sent["id"]:
+                    raise Failure(check, "the reply to this request", sent=show(sent), received=show(reply))
+                return reply
+
+            def refused(sent: dict[str, Any], code: int, check: str, why: str) -> dict[str, Any]:
+                reply = answer(sent, check)
+                error = reply.get("error")
+                if not isinstance(error, dict) or error.get("code") != code:
+                    raise Failure(check, f"{why}: a JSON-RPC error {code}", sent=show(sent), received=show(reply))
+                if status_of(here, order) != before:
+                    raise Failure(check, f"{why}: the order must be left as it was", sent=show(sent))
+                return error
+
+            first = _modern("cancel_order", arguments, client, elicits)
+            got = answer(first, "modern-input-required").get("result")
+            asked = got.get("inputRequests") if isinstance(got, dict) else None
+            question = asked.get("confirm") if isinstance(asked, dict) else None
+            state = got.get("requestState") if isinstance(got, dict) else None
+            if (
+                not isinstance(got, dict)
+                or got.get("resultType") != "input_required"
+                or not isinstance(question, dict)
+                or question.get("method") != "elicitation/create"
+                or not isinstance(state, str)
+            ):
+                raise Failure(
+                    "modern-input-required",
+                    "a first 2026-07-28 cancel_order asks before it writes: resultType input_required, the "
+                    'question under inputRequests["confirm"] (an elicitation/create request) and a requestState',
+                    sent=show(first),
+                    received=show(got),
+                )
+            if status_of(here, order) != before:
+                raise Failure("modern-input-required", "the question must change nothing", sent=show(first))
+            error = refused(
+                _modern("cancel_order", arguments, client, {}),
+                -32021,
+                "modern-input-required",
+                "a client whose _meta declares no elicitation cannot be asked",
+            )
+            data = error.get("data")
+            if not isinstance(data, dict) or not isinstance(data.get("requiredCapabilities"), dict):
+                raise Failure(
+                    "modern-input-required",
+                    "-32021 says what to declare: data.requiredCapabilities",
+                    expected=show({"requiredCapabilities": {"elicitation": {}}}),
+                    received=show(error),
+                )
+            yes = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+            moved = {**arguments, "order_id": other}
+            refused(
+                _modern("cancel_order", moved, client, elicits, inputResponses=yes, requestState=state),
+                -32602,
+                "modern-request-state",
+                f"the requestState of order {order}'s question sent with a cancel of order {other}",
+            )
+            if status_of(here, other) == "cancelled":
+                raise Failure("modern-request-state", f"order {other} was cancelled with another order's state")
+            payload, _, mac = state.rpartition(".")
+            changed = f"{payload}.{_flip(mac, len(mac) // 2)}" if payload else _flip(state, len(state) // 2)
+            refused(
+                _modern("cancel_order", arguments, client, elicits, inputResponses=yes, requestState=changed),
+                -32602,
+                "modern-request-state",
+                "a requestState with one character changed",
+            )
+            no = rng.choice(
+                [{"action": "decline"}, {"action": "cancel"}, {"action": "accept", "content": {"confirm": False}}]
+            )
+            sent = _modern(
+                "cancel_order", arguments, client, elicits, inputResponses={"confirm": no}, requestState=state
+            )
+            got = answer(sent, "modern-input-required").get("result")
+            if not isinstance(got, dict) or got.get("isError") is not True or status_of(here, order) != before:
+                raise Failure(
+                    "modern-input-required",
+                    "a retry whose answer is not a ticked box cancels nothing: a tool error (isError: true)",
+                    sent=show(sent),
+                    received=show(got),
+                )
+            sent = _modern("cancel_order", arguments, client, elicits, inputResponses=yes, requestState=state)
+            got = answer(sent, "modern-input-required").get("result")
+            if not isinstance(got, dict) or got.get("isError") is not False or status_of(here, order) != "cancelled":
+                raise Failure(
+                    "modern-input-required",
+                    "the retry with the user's yes and the requestState unchanged cancels the order",
+                    sent=show(sent),
+                    received=show(got),
+                )
+        outcomes = [entry["outcome"] for entry in entries(here)]
+        want = ["rejected"] * 4 + ["ok"]
+        if outcomes != want:
+            raise Failure(
+                "write-audit",
+                "the question writes and audits nothing; each refusal after it (-32021, two bad states, the "
+                "user's no) is audited as rejected, the cancel as ok",
+                expected=show(want),
+                received=show(outcomes),
+            )

@@ -66,3 +66,20 @@ def call_write(work: Work, rng: random.Random) -> None:
 @hidden("11", "test_served")
 def served(work: Work, rng: random.Random) -> None:
     s.check_served(work, rng, _client(rng), _note(rng), checker=False)
+
+
+@hidden("11", "test_request_state")
+def request_state(work: Work, rng: random.Random) -> None:
+    keys = (rng.randbytes(32), rng.randbytes(rng.choice([16, 32, 64])))
+    order_id = rng.randint(1, 3000)
+    reason = _note(rng)[: rng.randint(1, 200)]
+    arguments = {"order_id": order_id, "reason": reason}
+    other = rng.choice(
+        [{"order_id": order_id + rng.randint(1, 50), "reason": reason}, {**arguments, "reason": reason + "!"}]
+    )
+    s.check_request_state(work.module("shop_state"), keys, (arguments, other), rng.uniform(1.7e9, 2.1e9))
+
+
+@hidden("11", "test_ask_first")
+def ask_first(work: Work, rng: random.Random) -> None:
+    s.check_ask_first(work, rng, _client(rng))

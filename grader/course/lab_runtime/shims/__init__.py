@@ -6,5 +6,7 @@ learner's file finds their own ``encode`` (so the answer key cannot be borrowed)
 ``reference/catalog.py`` in stage 04 is :mod:`.catalog`, the learner's tool declarations;
 ``reference/resources.py`` and ``reference/prompts.py`` in stage 10 are the learner's
 ``shop_resources.py`` and ``shop_prompts.py``; ``reference/writes.py`` and ``reference/audit.py`` in
-stage 11 are their ``shop_writes.py`` and ``shop_audit.py``.
+stage 11 are their ``shop_writes.py`` and ``shop_audit.py``, and ``reference/confirm.py`` (the
+question before a 2026-07-28 ``cancel_order``) their ``shop_state.py``'s ``ask_first``, with
+``reference/mrtr.py`` holding only the process's key and clock.
 """

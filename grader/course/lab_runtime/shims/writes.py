@@ -4,7 +4,9 @@ The course's server lists the learner's write tools (``write_tools()``, their an
 learner's), refuses to write what ``writable_copy`` refuses, and hands every call of a write tool
 to the learner's ``call_write``, which runs it and audits it (with their shop_audit.py). A call
 made while writes are off goes to ``call_write`` too (``allowed`` false): it must be audited, and
-the server then answers it as the unknown tool it is.
+the server then answers it as the unknown tool it is. In MCP 2026-07-28, a ``cancel_order`` the
+user is asked about first (:mod:`reference.confirm`, the learner's ``ask_first``) and then refuses is
+audited here with the learner's ``record``.
 """
 
 import contextlib
@@ -68,6 +70,16 @@ class Writes:
         # The refusal itself is an RpcError: the server then answers the unknown tool it is here.
         with contextlib.suppress(Exception):
             _learner.call_write(self.path, params, self._who(who), False, "2025-11-25")
+
+    def reject(self, params: dict[str, Any], who: Any, reason: str) -> None:
+        """Audit, with the learner's record, a 2026-07-28 cancel_order the question refused (a decline, a
+        bad requestState, a client that cannot be asked): nothing was written, and call_write never saw it."""
+        import shop_audit  # the learner's, first on the import path
+
+        arguments = params.get("arguments")
+        with contextlib.suppress(Exception):
+            shop_audit.record(self.path, params.get("name"), {} if arguments is None else arguments,
+                              self._who(who), "rejected", reason, 0)  # fmt: skip
 
     def call(
         self,
