@@ -89,11 +89,6 @@ def test_the_stages_of_part_one_exist_in_order() -> None:
     assert names == sorted(names)
 
 
-# The stages moved to the current revision so far (issue: the course on 2026-07-28).
-# The stages moved to the current revision so far (issue: the course on 2026-07-28).
-ON_2026_07_28 = {"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"}
-
-
 @pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.name)
 def test_stage_source_is_well_formed(stage: build.Stage) -> None:
     text = stage.text.read_text(encoding="utf-8")
@@ -112,7 +107,7 @@ def test_stage_source_is_well_formed(stage: build.Stage) -> None:
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["id"] == "setup" and f'lab.setup("{stage.name[:2]}")' in first_code["source"]
     # The stages that teach 2026-07-28 name it; the rest still teach the legacy wire of 2025-11-25.
-    assert ("MCP 2026-07-28" if stage.name[:2] in ON_2026_07_28 else "MCP 2025-11-25") in text
+    assert "MCP 2026-07-28" in text  # every stage names the revision it teaches: the current one
 
 
 def test_every_check_a_stage_names_has_a_rule_and_a_fix() -> None:

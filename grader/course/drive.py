@@ -372,43 +372,6 @@ def run_async_bounded(session: Callable[[], Awaitable[Any]], seconds: float) -> 
     return ("value" in box, box.get("value", box.get("error")))
 
 
-def sdk_session(argv: Sequence[str], steps: Any, check: str, what: str) -> dict[str, Any]:
-    """Run the official MCP SDK's stdio client against ``argv``: initialize, then ``await steps(client)``.
-
-    Bounded by ``SDK_TIMEOUT``; a failure says what the SDK reported. Returns what ``steps`` returned.
-    """
-    import os
-
-    async def session() -> Any:
-        import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env)
-        with anyio.fail_after(SDK_TIMEOUT), open(errlog_path, "w") as errlog:
-            async with (
-                stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write, read_timeout_seconds=5) as client,
-            ):
-                await client.initialize()
-                return await steps(client)
-
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="mcp-lab-sdk-") as tmp:
-        errlog_path = os.path.join(tmp, "stderr")  # the server's stderr: a stub that still raises shows there
-        done, value = run_async_bounded(session, SDK_TIMEOUT + 5)
-        stderr = _tail(errlog_path)
-    if not done:
-        name = not_written(stderr)
-        if name:
-            raise not_written_yet(name, stderr)
-        detail = f"{type(value).__name__}: {value}" if value else "no answer in time"
-        raise Failure(check, f"the official MCP SDK client could not {what} ({detail})", stderr=stderr[-1500:])
-    return value
-
-
 def sdk_client(argv: Sequence[str], steps: Any, check: str, what: str, mode: str = "auto") -> Any:
     """The official MCP SDK's high-level ``Client`` over stdio against ``argv``, in ``mode``: "auto" (its
     default: a server/discover probe, then 2026-07-28 or the handshake) or "legacy" (the handshake).
