@@ -392,6 +392,7 @@ def run_cli(
 # groups out first was tried and measured no faster: the suite's time is its CPU work on two cores.)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks to group the tests
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)

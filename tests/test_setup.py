@@ -158,3 +158,50 @@ def test_no_fallback_when_uv_is_asked_for(tmp_path: Path) -> None:
 def test_an_unknown_installer_is_refused(tmp_path: Path) -> None:
     done = set_up(tmp_path, MCP_LAB_INSTALLER="conda")
     assert done.returncode == 1 and "use auto, uv or pip" in done.stdout
+
+
+OTHER = "import pytest\n@pytest.mark.parametrize('n', range(30))\ndef test_it(n):\n    pass\n"
+GROUPED_SUITE = {
+    "conftest.py": (  # the suite's own grouping hook, loaded from tests/conftest.py
+        "import importlib.util, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('suite_conftest', {str(ROOT / 'tests' / 'conftest.py')!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "pytest_collection_modifyitems = suite.pytest_collection_modifyitems\n"
+    ),
+    "test_costly.py": (
+        "import os, pytest\n"
+        "@pytest.fixture(scope='module')\n"
+        "def costly():\n"
+        "    with open(os.environ['SETUPS'], 'a') as log:\n"
+        "        log.write(f'{os.getpid()}\\n')\n"
+        "@pytest.mark.parametrize('n', range(30))\n"
+        "def test_costly(costly, n):\n"
+        "    pass\n"
+    ),
+    **{
+        f"test_other_{n}.py": "import pytest\n@pytest.mark.parametrize('n', range(30))\ndef test_it(n):\n    pass\n"
+        for n in range(3)
+    },
+}
+
+
+def test_make_test_keeps_a_test_file_on_one_worker(tmp_path: Path) -> None:
+    """make test's --dist loadgroup sends each file's tests to one worker (tests/conftest.py marks them), so
+    a module fixture (the cheats' class graded, the repairs' verdicts: minutes each) is built once. A
+    pytest that ignores xdist's group marks (pytest 9 with xdist 3.8 did) builds it on every worker."""
+    for name, text in GROUPED_SUITE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    setups = tmp_path / "setups.log"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"]
+    done = subprocess.run(
+        [*command, "-o", "addopts=", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "SETUPS": str(setups)},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert len(setups.read_text().split()) == 1, setups.read_text()

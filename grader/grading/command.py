@@ -63,7 +63,12 @@ def _context() -> Any:
     return _CONTEXT
 
 
-def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdicts | None, str]:
+# multiprocessing's status for a child whose fork server went away (killed, or out of memory): the
+# submission was never judged, so it is graded again once, by a fork server started anew.
+LOST_FORKSERVER = 255
+
+
+def _grade_one(course: Path, stage: str, student: str, slot: int, again: bool = True) -> tuple[Verdicts | None, str]:
     """Grade one submission in a process of its own (a crash there cannot take the others with it)."""
     from .worker import grade_to_file
 
@@ -80,6 +85,8 @@ def _grade_one(course: Path, stage: str, student: str, slot: int) -> tuple[Verdi
         finally:
             if process.pid is not None and not process.is_alive():
                 sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
+        if process.exitcode == LOST_FORKSERVER and not out.is_file() and again:
+            return _grade_one(course, stage, student, slot, again=False)
         if process.exitcode != 0 or not out.is_file():
             return None, f"the grader crashed (exit status {process.exitcode})"
         return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
