@@ -22,8 +22,9 @@ lab: $(STAMP)
 
 # Three workers on this 2-core machine: half of the suite's time is spent waiting on purpose (a
 # server that hangs, a timeout that must fire), so a third worker fills the idle core-time; the
-# tests judge timing with margins, as on a busy machine. A test file stays on one worker (module
-# fixtures), but the course pipeline is a group per stage (tests/conftest.py).
+# tests judge timing with margins, as on a busy machine. Tests that share a module fixture stay on
+# one worker, the course pipeline is a group per stage, every other test goes where a worker is free
+# (tests/conftest.py).
 TEST_WORKERS ?= 3
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)

@@ -385,11 +385,17 @@ def run_cli(
 
 
 # -- test distribution (make test: pytest -n 3 --dist loadgroup) --------------------------------
-# A test file runs on one worker (its module fixtures are built once), except the course pipeline,
-# the longest file by far: each stage's tests are a group of their own, so the workers share the
-# stages as they come free (its course fixture is session-scoped: a worker builds the nbgrader
-# course once, whichever stages it gets). Without xdist the marks do nothing. (Handing the longest
-# groups out first was tried and measured no faster: the suite's time is its CPU work on two cores.)
+# A test that uses a module-scoped fixture (a graded class, a running server, a built kit) runs on the
+# worker that built it: all of its file's tests that use one are a group. The course pipeline, the
+# longest file by far, is a group per stage (its course fixture is session-scoped: a worker builds the
+# nbgrader course once, whichever stages it gets). Every other test goes to whichever worker is free,
+# so that no long file becomes one worker's serial tail. Without xdist the marks do nothing.
+
+
+def _uses_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else []
+    return any(d and d[-1].scope == "module" for d in defs)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks to group the tests
@@ -401,4 +407,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             callspec = getattr(item, "callspec", None)
             stage = str(callspec.params.get("name", "")) if callspec is not None else ""
             group += f"-{stage[:2] or 'course'}"
+        elif not _uses_module_fixture(item):
+            continue
         item.add_marker(pytest.mark.xdist_group(group))
