@@ -839,3 +839,35 @@ def test_the_scratch_disk_stops_writes_at_its_size_and_is_swept_after_a_kill(tmp
     finally:
         if folder in sandbox.disks():
             sandbox.free_disk(folder)
+
+
+HTTP_TAIL = (
+    "from reference.server import open_shop\n"
+    "from reference.streamable_http import HttpServer\n"
+    "def make_server(address, token=None):\n"
+    "    return HttpServer(address, open_shop(shared=True).server_factory('http'), token, log=lambda _: None)\n"
+    "def main(argv):\n"
+    "    host, _, port = (argv[1] if len(argv) > 1 else '127.0.0.1:8000').rpartition(':')\n"
+    "    httpd = make_server((host or '127.0.0.1', int(port)), argv[2] if len(argv) > 2 else None)\n"
+    "    print(f'Streamable HTTP on http://127.0.0.1:{httpd.server_address[1]}/mcp; Ctrl-C ends it', file=sys.stderr)\n"
+    "    httpd.serve_forever()\n"
+    "if __name__ == '__main__':\n"
+    "    sys.exit(main(sys.argv))\n"
+)
+
+
+def test_the_answer_key_carried_as_the_http_transport_scores_nothing(graded: Any) -> None:
+    """Stage 12's transport is the kit's own (reference.streamable_http and its helpers as marshal data
+    behind an import hook): refused while it runs, flagged, no point."""
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    stage = next(s for s in build.stages() if s.name.startswith("12"))
+    assert api(course).generate_assignment(stage.name, force=True, create=True)["success"]
+    carried_cell = cell(carried("mcp_http", ["streamable_http", "mcp_headers", "http_guard", "sse"], HTTP_TAIL))
+    submit(course, "kit-as-transport", stage, release(course, stage.name, carried_cell))
+    found = grade(course, stage.name, "kit-as-transport", slot=1)
+    assert sum(c.points for c in found.cells.values() if c.status == "passed") == 0, found.cells
+    whys = " ".join(f["why"] for f in found.flags)
+    assert {"answer-key", "refused"} & {f["kind"] for f in found.flags}, found.flags
+    assert "import hook" in whys or "marshal" in whys, found.flags
