@@ -225,6 +225,17 @@ def kit_bytecode(name: str) -> str:
     return base64.b64encode(marshal.dumps(compile(source.read_text(encoding="utf-8"), str(source), "exec"))).decode()
 
 
+# An import hook over BLOBS (module name -> encoded code); the line that runs a module's code follows.
+FINDER = (
+    "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+    "    def find_spec(self, name, path, target=None):\n"
+    "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
+    "    def create_module(self, spec):\n"
+    "        return None\n"
+    "    def exec_module(self, module):\n"
+)
+
+
 def carried(module: str, names: list[str], tail: str, how: str = "bytecode") -> str:
     blobs = {f"reference.{n}": kit_bytecode(n) for n in names}
     if how == "source":
@@ -240,14 +251,7 @@ def carried(module: str, names: list[str], tail: str, how: str = "bytecode") -> 
     return (
         f"%%module {module}\n"
         "import base64, importlib.abc, importlib.util, marshal, sys, types\n"
-        f"BLOBS = {blobs!r}\n"
-        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
-        "    def find_spec(self, name, path, target=None):\n"
-        "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
-        "    def create_module(self, spec):\n"
-        "        return None\n"
-        "    def exec_module(self, module):\n"
-        f"        {load}\n"
+        f"BLOBS = {blobs!r}\n" + FINDER + f"        {load}\n"
         "sys.meta_path.insert(0, Finder())\n"
         f"{tail}"
     )
@@ -730,13 +734,8 @@ def carried_server() -> str:
         '"""A repaired server."""\n'
         "import base64, importlib.abc, importlib.util, marshal, sys, types\n"
         f"BLOBS = {{'refer' + 'ence.' + name: blob for name, blob in {blobs!r}.items()}}\n"
-        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
-        "    def find_spec(self, name, path, target=None):\n"
-        "        return importlib.util.spec_from_loader(name, self) if name in BLOBS else None\n"
-        "    def create_module(self, spec):\n"
-        "        return None\n"
-        "    def exec_module(self, module):\n"
-        "        types.FunctionType(marshal.loads(base64.b64decode(BLOBS[module.__name__])), module.__dict__)()\n"
+        + FINDER
+        + "        types.FunctionType(marshal.loads(base64.b64decode(BLOBS[module.__name__])), module.__dict__)()\n"
         "sys.meta_path.insert(0, Finder())\n"
         "if __name__ == '__main__':\n"
         "    core = importlib.import_module('refer' + 'ence.' + 'server')\n"
