@@ -106,8 +106,10 @@ def test_stage_source_is_well_formed(stage: build.Stage) -> None:
     # The setup cell comes first and names the stage; the revision is named in the text.
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["id"] == "setup" and f'lab.setup("{stage.name[:2]}")' in first_code["source"]
-    # The stages that teach 2026-07-28 name it; the rest still teach the legacy wire of 2025-11-25.
-    assert "MCP 2026-07-28" in text  # every stage names the revision it teaches: the current one
+    # Every stage names the revision it teaches, the current one, before its first code cell.
+    intro = "".join(c["source"] for c in cells[: cells.index(first_code)])
+    assert "2026-07-28" in intro, "the stage's opening cells do not name MCP 2026-07-28"
+    assert "MCP 2026-07-28" in text
 
 
 def test_every_check_a_stage_names_has_a_rule_and_a_fix() -> None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 import ast
 import functools
 import json
-import os
 import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -294,23 +292,13 @@ def test_structured_output_exhibits_break_that_check_alone(name: str) -> None:
     assert '"count"' in failed["evidence"]["outputSchema"] and failed["evidence"]["rule"]
 
 
+# One exhibit per test, so that the suite's workers share the three runs of every exhibit.
 @pytest.mark.slow
-@pytest.mark.timeout(3600)
 @pytest.mark.usefixtures("checker")
-def test_gallery_verdicts_are_deterministic() -> None:
-    workers = int(os.environ.get("GALLERY_WORKERS", "2"))
-
-    def gallery_verdicts() -> dict[str, dict[str, str]]:
-        with ThreadPoolExecutor(workers) as pool:
-            reports = pool.map(lambda name: run_checker(gallery.command(name))[0], NAMES)
-            return {name: verdicts(report) for name, report in zip(NAMES, reports, strict=True)}
-
-    first = gallery_verdicts()
+@pytest.mark.parametrize("name", NAMES)
+def test_gallery_verdicts_are_deterministic(name: str) -> None:
+    first = verdicts(run_checker(gallery.command(name))[0])
     for _ in range(2):
-        again = gallery_verdicts()
-        changed = {
-            name: {k: (first[name].get(k), v) for k, v in again[name].items() if first[name].get(k) != v}
-            for name in NAMES
-            if again[name] != first[name]
-        }
-        assert not changed, f"verdicts changed between runs (first, now): {changed}"
+        again = verdicts(run_checker(gallery.command(name))[0])
+        changed = {k: (first.get(k), v) for k, v in again.items() if first.get(k) != v}
+        assert not changed, f"{name}: verdicts changed between runs (first, now): {changed}"

@@ -11,6 +11,9 @@ Stage 01 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # `decode` (a message to bytes and back), `read_frame` and `write_frame` (one message off and onto a
 # pipe). The course then runs its finished server with your four functions inside it, as a real
 # process, and speaks to it the way a host would.
+#
+# The rules are those of MCP 2026-07-28, the current revision; framing on stdio is the same in the
+# legacy era (2025-11-25 and before), so what you write here serves both.
 
 # %% setup id=setup
 from grader.course import lab

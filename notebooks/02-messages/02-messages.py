@@ -6,6 +6,9 @@ Stage 02 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # Framing gives you one line at a time. This stage decides what each line deserves: an answer, an
 # error, or silence. You write `handle_line`, the function at the centre of every server: one line
 # in, one reply (or nothing) out. The course runs its server with your `handle_line` inside it.
+#
+# The rules are those of MCP 2026-07-28, the current revision; a "Before 2026-07-28" note says
+# where the legacy era (2025-11-25 and before) differs.
 
 # %% setup id=setup
 from grader.course import lab

@@ -7,6 +7,9 @@ Stage 08 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # defect, of the kind real servers ship with. Some come with the server: you can run it and talk
 # to it. Some come with nothing but the log a host wrote while it went wrong.
 #
+# The rules are those of MCP 2026-07-28, the current revision, and of the legacy era (2025-11-25
+# and before) that old hosts still speak: a case may break either. Section 2 shows the new wire.
+#
 # For each case you find the rule that is broken, and you bring evidence: the few lines that make
 # the server break it, or the line of the log where it shows. That is what a good bug report to a
 # server's author looks like, and what this stage grades.
