@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +29,7 @@ from grader.course import runtime
 from grader.course.build import stages
 from grader.course.notebook import parse
 from reference import database
+from reference.child import child_environment
 
 STAGE = next(s.name for s in stages() if s.name.startswith("06"))
 
@@ -116,6 +119,32 @@ def test_the_answer_key_falls_back_for_a_legacy_server(
         assert counted["structuredContent"] == {"status": "paid", "count": 341} and "resultType" not in counted
     finally:
         assert client.close() == 0
+
+
+def test_an_adversary_says_it_is_ready_in_a_file_the_client_never_sees(tmp_path: Path, shop_db: Path) -> None:
+    """The checks wait for an adversary's start before a probe may time out: through a file, so a client
+    that never reads stderr (a bug of its own, with its own check) costs no extra wait elsewhere."""
+    root = runtime.cached("06")
+    script = str(root / "lab_runtime" / "peers" / "adversaries.py")
+    env = {**child_environment(), "PYTHONPATH": str(root), database.ENV_VAR: str(shop_db)}
+    ready = tmp_path / "ready"
+    child = subprocess.Popen(
+        [sys.executable, "-S", script, "legacy:silent", "--ready", str(ready)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), "no ready file although the adversary runs"
+    finally:
+        child.kill()
+        child.communicate(timeout=10)
+    for wrong in (["legacy:silent", "--ready"], ["legacy:silent", "--later", "x"], ["nobody"]):
+        argv = [sys.executable, "-S", script, *wrong]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=30)
+        assert done.returncode == 2 and done.stderr.startswith("usage: "), (wrong, done.stderr)
+        assert len(done.stderr.splitlines()) == 1, done.stderr
 
 
 @pytest.mark.parametrize("name", ["era_probe", "client", "child"])

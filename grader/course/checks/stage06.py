@@ -25,7 +25,7 @@ from reference.server import make_server
 
 from ..expect import Failure, call, equal, outcome, show
 from ..lab_runtime.fixtures import answer
-from ..lab_runtime.peers.adversaries import READY, asker_round, draw_asker, question
+from ..lab_runtime.peers.adversaries import asker_round, draw_asker, question
 from ..work import Work
 from . import public
 
@@ -91,9 +91,9 @@ def input_required_cell(work: Work) -> None:
     check_input_required(work, "0", 9)
 
 
-def command(work: Work, name: str) -> list[str]:
+def command(work: Work, name: str, *args: str) -> list[str]:
     """The command that runs the adversary ``name``, as the learner's client sees it."""
-    return work.peer("adversaries", name)
+    return work.peer("adversaries", name, *args)
 
 
 @contextlib.contextmanager
@@ -418,21 +418,27 @@ CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 READY_WAIT = 5.0  # seconds a check waits for an adversary's start before the client's probe may time out
 
 
-def _ready(client: Any) -> None:
-    """Wait until the adversary the client started says (on its stderr) that it reads its stdin.
+@contextlib.contextmanager
+def probing(work: Work, name: str, check: str, **kwargs: Any) -> Iterator[Any]:
+    """The learner's client on the adversary ``name``, once that adversary reads its stdin.
 
     A probe's timeout starts when the client sends it: on a busy machine a server still starting
-    would look silent, that is legacy. Waiting here keeps a slow start from passing for silence. A
-    client that keeps no stderr lines (test_stderr's business) only makes this wait longer.
+    would look silent, that is legacy. So the check waits (at most READY_WAIT) for the file the
+    adversary makes when it is ready, in a folder of the learner's copy; a file made there early
+    only starts the wait early, which gains the learner nothing.
     """
-    deadline = time.monotonic() + READY_WAIT
-    while READY.encode() not in _stderr_text(client) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    with (
+        work.scratch() as (here, inside),
+        running(work, command(work, name, "--ready", f"{inside}/ready"), check, **kwargs) as client,
+    ):
+        deadline = time.monotonic() + READY_WAIT
+        while not (here / "ready").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        yield client
 
 
 def connected(client: Any, check: str, wait: float) -> Any:
-    """``client.connect(wait)`` once the server is up."""
-    _ready(client)
+    """``client.connect(wait)`` (the server is up: see :func:`probing`)."""
     return call(client.connect, check, wait, limit=LIMIT + wait)
 
 
@@ -476,7 +482,7 @@ def _check_probe_sent(messages: list[Any]) -> None:
 def check_probe(work: Work, codes: list[str], wait: float) -> None:
     """connect(probe_timeout=wait) against a dual-era server, legacy ones answering each of ``codes``
     (or nothing: "silent"), and a modern one of a later revision."""
-    with running(work, command(work, "polite"), "client-probe") as client:
+    with probing(work, "polite", "client-probe") as client:
         result = connected(client, "client-probe", wait)
         if not isinstance(result, dict) or result.get("supportedVersions") != [MODERN]:
             raise Failure(
@@ -502,8 +508,7 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
             )
     for how in [*codes, "silent"]:
         said = "no answer at all" if how == "silent" else f"error {how}"
-        with running(work, command(work, f"legacy:{how}"), "client-probe") as client:
-            _ready(client)
+        with probing(work, f"legacy:{how}", "client-probe") as client:
             started = time.monotonic()
             result, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
             took = time.monotonic() - started
@@ -544,8 +549,7 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
                     "after the probe, the fallback is the legacy handshake: initialize, then notifications/initialized",
                     received=show(_methods(messages)),
                 )
-    with running(work, command(work, "future"), "client-probe") as client:
-        _ready(client)
+    with probing(work, "future", "client-probe") as client:
         _, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
         messages = _received(client, "client-probe")
         if error is None or "initialize" in _methods(messages):
@@ -567,7 +571,7 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
 
 # -- 9. the envelope on every request -----------------------------------------------------------------------
 def check_envelope(work: Work, status: str, token: str) -> None:
-    with running(work, command(work, "polite"), "client-envelope") as client:
+    with probing(work, "polite", "client-envelope") as client:
         connected(client, "client-envelope", 2.0)
         call(client.request, "client-envelope", "tools/list", limit=LIMIT)
         params = {"name": "count_orders", "arguments": {"status": status}, "_meta": {"progressToken": token}}
@@ -599,7 +603,7 @@ def check_envelope(work: Work, status: str, token: str) -> None:
                     "the caller's own _meta (a progressToken) was dropped: add the envelope's keys to it",
                     received=show(message),
                 )
-    with running(work, command(work, "legacy:-32601"), "client-envelope") as client:
+    with probing(work, "legacy:-32601", "client-envelope") as client:
         connected(client, "client-envelope", 2.0)
         call(client.request, "client-envelope", "tools/list", limit=LIMIT)
         for message in _received(client, "client-envelope")[1:]:
@@ -628,7 +632,7 @@ def check_input_required(work: Work, seed: str, order_id: int) -> None:
     keys, states = draw_asker(seed)
     answerer = work.fixture("answerer")
     name = "client-input-required"
-    with running(work, command(work, f"asker:{seed}"), name, on_input=answerer) as client:
+    with probing(work, f"asker:{seed}", name, on_input=answerer) as client:
         connected(client, name, 2.0)
         params = {"name": "cancel_order", "arguments": {"order_id": order_id, "reason": "asked by phone"}}
         result, error = outcome(client.round_trip, name, "tools/call", params, limit=LIMIT)

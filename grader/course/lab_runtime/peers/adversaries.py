@@ -35,6 +35,7 @@ sent), and ends itself after ``LIFETIME`` seconds whatever happens: an adversary
 test run.
 
     $ python -S adversaries.py reverse     # the stage's runtime as the import path
+    $ python -S adversaries.py legacy:silent --ready /tmp/x/ready   # that file made once it reads stdin
 """
 
 from __future__ import annotations
@@ -438,14 +439,20 @@ ADVERSARIES: dict[str, Callable[..., Adversary]] = {
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    name, _, option = args[0].partition(":") if len(args) == 1 else ("", "", "")
+    ready = args[2] if len(args) == 3 and args[1] == "--ready" else None
+    name, _, option = args[0].partition(":") if len(args) == 1 or ready else ("", "", "")
     if name not in ADVERSARIES:
-        print(f"usage: python -S adversaries.py {{{','.join(ADVERSARIES)}}}[:OPTION]", file=sys.stderr)
+        print(f"usage: python -S adversaries.py {{{','.join(ADVERSARIES)}}}[:OPTION] [--ready FILE]", file=sys.stderr)
         return 2
     signal.alarm(LIFETIME)
     try:
         adversary = ADVERSARIES[name](option) if option else ADVERSARIES[name]()
-        # To stderr, never stdout: a check waits for it before it lets a client's probe time out.
+        # A check waits for this before it lets a client's probe time out (a slow start is no
+        # silence): a file, so that the wait does not depend on the client keeping stderr; the
+        # stderr line (never stdout) says the same to a person.
+        if ready is not None:
+            with open(ready, "x"):
+                pass
         sys.stderr.write(f"{READY} {args[0]}\n")
         sys.stderr.flush()
         return adversary.run()
