@@ -27,9 +27,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def sdk1_session(argv: list[str]) -> dict:
+def sdk1_session(argv: list[str], *options: str) -> dict:
     done = subprocess.run(
-        [str(SDK1), str(SESSION), "--", *argv],
+        [str(SDK1), str(SESSION), *options, "--", *argv],
         capture_output=True,
         text=True,
         timeout=90,
@@ -67,3 +67,37 @@ def test_the_sdk1_client_refuses_structured_content_that_breaks_the_schema() -> 
     refused = {c["tool"]: c.get("refused", "") for c in seen["calls"]}
     assert "Invalid structured content returned by tool count_orders" in refused["count_orders"]
     assert [t for t, why in refused.items() if why] == ["count_orders"]
+
+
+def course_server(stage: str, folder: Path) -> list[str]:
+    """The command of a stage's answer-key server as the course runs it: stage 03's ``server`` (the
+    course's server around the learner's modules), stage 05's capstone ``my_server.py`` (a file alone)."""
+    from grader.course import build
+    from grader.course.notebook import modules, parse
+    from grader.course.work import Work
+
+    found = next(s for s in build.stages() if s.name.startswith(stage))
+    written = modules(parse(found.text.read_text(encoding="utf-8"), found.name))
+    folder.mkdir(parents=True)
+    for name, text in written.items():
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+    with Work(folder, stage) as work:
+        # The SDK 1.x client passes only a few variables to the server: the command sets its own.
+        return work.program("my_server" if stage == "05" else "server")
+
+
+def test_the_sdk1_client_shakes_hands_with_stage_03s_server(tmp_path: Path) -> None:
+    """An old host (SDK 1.x) meets the learner's dual-era server of stage 03 (the answer key): the handshake."""
+    seen = sdk1_session(course_server("03", tmp_path / "03"), "--ping")
+    assert seen["protocolVersion"] == "2025-11-25" and seen["ping"] == {"meta": None}, seen
+
+
+def test_the_sdk1_client_calls_the_capstones_tools(tmp_path: Path) -> None:
+    """... and the capstone (stage 05's my_server.py): the handshake, then tools with structured results."""
+    seen = sdk1_session(course_server("05", tmp_path / "05"))
+    assert seen["protocolVersion"] == "2025-11-25", seen
+    assert all(seen["outputSchemas"].values()), seen["outputSchemas"]
+    for call in seen["calls"]:
+        assert "refused" not in call and call["isError"] is False, call
+    count = next(c for c in seen["calls"] if c["tool"] == "count_orders")
+    assert count["structured"] == {"status": "shipped", "count": count["structured"]["count"]}

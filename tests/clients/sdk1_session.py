@@ -5,6 +5,7 @@ bench/install_corpus.sh), since the project's own environment has 2.x. It prints
 what the client saw, or the error it raised, for the test to judge.
 
     build/sdk1/bin/python tests/clients/sdk1_session.py -- python -m reference.server
+    build/sdk1/bin/python tests/clients/sdk1_session.py --ping -- python3 server.py   # a server with no tools yet
 """
 
 import json
@@ -17,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
-async def session(argv: list[str]) -> dict:
+async def session(argv: list[str], ping_only: bool = False) -> dict:
     seen: dict = {"sdk": mcp.__version__ if hasattr(mcp, "__version__") else "1.x"}
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=None)
     with anyio.fail_after(60):
@@ -27,6 +28,9 @@ async def session(argv: list[str]) -> dict:
         ):
             init = await client.initialize()
             seen["protocolVersion"] = init.protocolVersion
+            if ping_only:
+                seen["ping"] = (await client.send_ping()).model_dump()
+                return seen
             tools = await client.list_tools()
             seen["outputSchemas"] = {t.name: t.outputSchema is not None for t in tools.tools}
             seen["calls"] = []
@@ -49,7 +53,7 @@ async def session(argv: list[str]) -> dict:
 
 def main() -> int:
     argv = sys.argv[sys.argv.index("--") + 1 :]
-    print(json.dumps(anyio.run(session, argv)))
+    print(json.dumps(anyio.run(session, argv, "--ping" in sys.argv[: sys.argv.index("--")])))
     return 0
 
 
