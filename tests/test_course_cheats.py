@@ -822,7 +822,10 @@ def test_the_scratch_disk_stops_writes_at_its_size_and_is_swept_after_a_kill(tmp
     from grader.grading import sandbox, sweep
 
     limits = sandbox.Limits(disk=32 << 20)
-    folder = tmp_path / "mcp-lab-grade-02-999999-x"  # a grading process that no longer runs
+    # The disk is named for a grading process of its own (a child here), alive while the disk is filled:
+    # a sweep that another test's grading runs meanwhile must leave it alone, as it leaves any live one.
+    owner = subprocess.Popen(["sleep", "600"])
+    folder = tmp_path / f"mcp-lab-grade-02-{owner.pid}-x"
     folder.mkdir()
     assert sandbox.hold_disk(folder, limits)
     try:
@@ -831,11 +834,16 @@ def test_the_scratch_disk_stops_writes_at_its_size_and_is_swept_after_a_kill(tmp
         )
         assert done.returncode != 0 and b"No space left" in done.stderr, done.stderr
         assert (folder / "big").stat().st_size <= 32 << 20
-        assert folder in sandbox.disks(999999)
-        assert sweep.sweep_stale() >= 1
-        assert sandbox.disks(999999) == []
+        assert folder in sandbox.disks(owner.pid)
+        owner.kill()
+        owner.wait(10)
+        # Now it is a dead grading process's disk: the sweep (this one, or another test's) takes it.
+        sweep.sweep_stale()
+        assert sandbox.disks(owner.pid) == []
         assert not folder.exists()
     finally:
+        owner.kill()
+        owner.wait(10)
         if folder in sandbox.disks():
             sandbox.free_disk(folder)
 
