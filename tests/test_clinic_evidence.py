@@ -49,7 +49,7 @@ def test_the_worked_example_is_what_the_server_does() -> None:
 
 
 def test_a_banner_breaks_both_stdout_rules_on_the_same_evidence() -> None:
-    """The hidden check takes any rule the defect breaks on the learner's lines: both are right here."""
+    """A banner truly breaks both (its defect's "also"): the hidden check takes either, shown on the lines."""
     lines = ['{"jsonrpc":"2.0","id":1,"method":"ping"}']
     found = broken(replay(gallery.command("banner"), lines), replay(REFERENCE, lines))
     assert {"stdout-json-lines", "stdout-silent-at-start"} <= set(found), found
@@ -171,3 +171,39 @@ def test_a_2026_07_28_host_log_shows_the_discover_probe_and_the_meta_envelope() 
     # A defect the 2026-07-28 session cannot show (ping is gone) is logged by an older host, in its own era.
     legacy = render(FAMILIES["ping_body"](random.Random(1)))
     assert '"protocolVersion":"2025-11-25"' in legacy.text() and "server/discover" not in legacy.text()
+
+
+def test_a_rule_that_only_follows_from_the_defect_is_not_the_diagnosis(tmp_path) -> None:
+    """In-flight replies sent to the wrong ids: the answer key's lines also show a ping answered with
+    another request's result. The hidden check takes id-echo, the defect's rule, and refuses ping, saying
+    it is a consequence; a rule the lines do not show at all is refused without that remark."""
+    from grader.course.checks.stage08 import check_rule
+    from grader.course.clinic.draw import draw
+    from grader.course.expect import Failure
+    from grader.course.work import Work
+    from grader.grading.clinic_key import reproducer
+
+    salt = "salt-in-flight"
+    student, case = next(
+        (student, case)
+        for student in (f"learner-{n}" for n in range(500))
+        for case in draw(salt, student)
+        if case.kind == "live" and case.defect.family == "in_flight"
+    )
+    lines = reproducer(case.defect)
+
+    def verdict(rule: str) -> str:
+        answers = {"diagnosis": {case.name: {"rule": rule, "reproduce": lines}}}
+        folder = tmp_path / rule
+        folder.mkdir()
+        try:
+            with Work(folder, "08", answers=answers, student=student, salt=salt) as work:
+                check_rule(work, case.name)
+        except Failure as failure:
+            return failure.text()
+        return ""
+
+    assert verdict("id-echo") == ""
+    assert "ping is not the rule this server breaks: your lines show it broken, but as a consequence" in verdict("ping")
+    refused = verdict("prompts-get")
+    assert "prompts-get is not the rule this server breaks" in refused and "consequence" not in refused

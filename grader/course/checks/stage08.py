@@ -164,15 +164,21 @@ def check_rule(work: Work, name: str) -> None:
         if entry["line"] != log.line:
             raise Failure("clinic", f"{name}: line {entry['line']} is not where the defect first shows in the log")
         return
-    # Any rule the defect breaks on the learner's own evidence is a right answer (a banner on stdout
-    # breaks stdout-json-lines and stdout-silent-at-start alike): the evidence is judged against the
-    # reference, not against one key.
+    # A rule the defect truly breaks is a right answer (a banner on stdout breaks stdout-json-lines
+    # and stdout-silent-at-start alike: the defect's "also"), if the learner's own evidence shows it,
+    # judged against the reference. A rule that only follows from the defect on some lines (a ping
+    # answered with another request's result, when replies go to the wrong ids) is not the diagnosis.
     mine, theirs = sessions(work, case, entry["reproduce"])
     found = broken(mine, theirs)
-    if rule in found:
-        return
     if rule not in right:
-        raise Failure("clinic", f"{name}: {rule} is not the rule this server breaks")
+        follows = (
+            ": your lines show it broken, but as a consequence of the one defect, which breaks a rule "
+            "first; find that one (lab.inspect(case, frames, against=clinic.reference()) shows the first frame "
+            "that differs)"
+            if rule in found
+            else ""
+        )
+        raise Failure("clinic", f"{name}: {rule} is not the rule this server breaks{follows}")
     if rule not in found:
         raise Failure(
             "clinic",
