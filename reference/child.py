@@ -264,10 +264,12 @@ class ChildProcess:
             self._signal_group(signal.SIGKILL)
             code = self.process.wait(timeout=KILL_WAIT)  # a bound even here: TimeoutExpired, never a hang
         self._signal_group(signal.SIGKILL)  # grandchildren left in the session
-        for thread in self._threads:
+        # The readers read by file descriptor: a pipe is closed only once its reader has ended. One
+        # still waiting (a writer that left the session) keeps its pipe: closed, its number could be
+        # reused by another child's pipe, and this reader would take that child's lines.
+        for thread, stream in zip(self._threads, (self.process.stdout, self.process.stderr), strict=True):
             thread.join(timeout=1.0)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
+            if stream is not None and not thread.is_alive():
                 stream.close()
         return code
 

@@ -575,3 +575,34 @@ def test_cli_session_against_a_server_that_never_answers() -> None:
     done = run_cli(["session", "--timeout", "0.5", "--", sys.executable, "-c", "import time; time.sleep(60)"])
     assert done.returncode == 1
     assert b"## session failed" in done.stdout
+
+
+# A child whose own child leaves the session and keeps the stdout pipe open, then the child exits.
+LEAKER = (
+    "import subprocess, sys\n"
+    "keeper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+    "print(keeper.pid, flush=True)\n"
+)
+
+
+def test_a_pipe_still_read_is_not_closed_under_its_reader() -> None:
+    """close() closes a pipe only once its reader has ended: a pipe another process still holds stays
+    open, so its number is never reused by the next child's pipe while this reader reads it (it then
+    took that child's lines: a grading cell waited 30 s for a "ready" line another reader had read)."""
+    child = ChildProcess([sys.executable, "-c", LEAKER])
+    keeper = int(child.read_line(30).data)
+    try:
+        assert child.close() == 0
+        assert child.process.stdout is not None and not child.process.stdout.closed
+        following = ChildProcess([sys.executable, "-c", "print('mine', flush=True)"])
+        try:
+            line = following.read_line(30)
+            assert line is not None and line.data == b"mine"
+        finally:
+            following.close()
+    finally:
+        os.kill(keeper, 9)
+    deadline = time.monotonic() + 10
+    while child.process.stdout is not None and not child.stdout_closed.is_set() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert child.stdout_closed.is_set(), "the reader ends when the last writer is gone"

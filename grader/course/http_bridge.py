@@ -61,6 +61,7 @@ IO_TIMEOUT = 10.0  # seconds one send to a client may block before the connectio
 POLL = 0.5  # seconds between looks at the closed flag, for the thread that accepts connections
 STDERR_KEPT = 64 << 10  # bytes of the host's stderr kept (the most recent)
 MAX_LINE = 1 << 20  # bytes of one channel line (the host sends at most 64 KiB of base64)
+READER_END = 2.0  # seconds close() waits for a reader of the host's pipes to reach their end
 
 
 def host_command(work: Work, module: str, token: str | None = None) -> list[str]:
@@ -109,8 +110,14 @@ class HttpBridge:
             bufsize=0,
             start_new_session=True,  # one group: close() ends the sandbox and all it started
         )
-        threading.Thread(target=self._read_stderr, daemon=True).start()
-        threading.Thread(target=self._read_channel, daemon=True).start()
+        # The readers read by file descriptor: close() closes a pipe only once its reader has ended, or
+        # the number could be reused by another bridge's pipe and read here (its "ready" line lost).
+        self._readers = {
+            "stderr": threading.Thread(target=self._read_stderr, daemon=True),
+            "stdout": threading.Thread(target=self._read_channel, daemon=True),
+        }
+        for reader in self._readers.values():
+            reader.start()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(POLL)
         self.port = self.listener.getsockname()[1]
@@ -313,9 +320,17 @@ class HttpBridge:
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(5)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError):
-                if stream is not None:
+        with contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        # Its readers end at the pipes' end of file (every writer is gone with the group); a pipe whose
+        # reader still waits (a writer that escaped the group) stays open: a leaked pipe is harmless, a
+        # closed number read again is not.
+        for name, reader in self._readers.items():
+            reader.join(READER_END)
+            stream = getattr(self.process, name)
+            if stream is not None and not reader.is_alive():
+                with contextlib.suppress(OSError):
                     stream.close()
 
 

@@ -34,6 +34,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import traceback
 from typing import BinaryIO
 
@@ -126,8 +127,11 @@ def main() -> int:
     sys.path[0] = folder  # the learner's folder first, as for `python FILE`
     relay = Relay(0, channel_out)
     guard.install(folder)
+    # The times, on stderr: a start that takes long says where it waited (the import, or make_server).
+    started = time.monotonic()
     try:
         learner = importlib.import_module(module)
+        imported = time.monotonic() - started
         make_server = getattr(learner, "make_server", None)
         if not callable(make_server):
             raise AttributeError(f"{module}.py defines no make_server(address, token)")
@@ -139,7 +143,12 @@ def main() -> int:
         print(shown, file=sys.stderr, end="")
         relay.say(0, "fail", shown[-4000:].encode("utf-8", "replace"))
         return 1
-    print(f"[course http host] your server listens on 127.0.0.1:{relay.port} in here", file=sys.stderr)
+    built = time.monotonic() - started - imported
+    print(
+        f"[course http host] your server listens on 127.0.0.1:{relay.port} in here "
+        f"(imported in {imported:.1f} s, built by make_server in {built:.1f} s)",
+        file=sys.stderr,
+    )
     relay.say(0, "ready", json.dumps({"port": relay.port}).encode())
     for line in channel_in:
         relay.handle(line)
