@@ -253,3 +253,23 @@ def test_subscriptions_and_round_trips_can_fail(mode: str, check_id: str, words:
     assert code == 1 and problems(report) == {check_id: "fail"}
     assert words in by_id(report)[check_id]["summary"]
     assert by_id(report)[check_id]["evidence"]["keyword"] == "MUST"
+
+
+# The modern reference after 12 s on the CPU before it reads stdin: longer than the probe's 10 s.
+BUSY_START = (
+    "import runpy, sys, time\n"
+    "end = time.monotonic() + 12\n"
+    "while time.monotonic() < end:\n"
+    "    pass\n"
+    "sys.argv = ['reference.server', '--db', sys.argv[1]]\n"
+    "runpy.run_module('reference.server', run_name='__main__')\n"
+)
+
+
+def test_a_server_still_starting_on_the_cpu_is_waited_for_not_taken_for_silent(shop_db: Path) -> None:
+    """On a busy machine a server may take longer than the probe's timeout to start: while it works
+    (and writes nothing) the probe waits on, so it is judged modern, not a legacy server ignoring it."""
+    report, _ = check([sys.executable, "-c", BUSY_START, str(shop_db)], "--era", "modern")
+    found = by_id(report)
+    assert found["era-probe"]["status"] == "pass", found["era-probe"]
+    assert found["modern-result-type"]["status"] == "pass", found["modern-result-type"]

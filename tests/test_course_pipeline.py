@@ -795,6 +795,11 @@ CLINIC_BUGS: list[tuple[str, str, str, set[str]]] = [
 
 # A server that reads every line and never answers a request: its process tests fail, in bounded time.
 HANGS: dict[str, tuple[str, str]] = {
+    # talk() that waits for a server that never exits, with no timeout.
+    "00-shop-and-pipe": (
+        '        out, _ = process.communicate(b"".join(lines), timeout=timeout)\n',
+        '        out, _ = process.communicate(b"".join(lines))\n',
+    ),
     "01-framing": ("    stream.write(encode(message))\n    stream.flush()\n", "    return None\n"),
     "02-messages": (
         "        return result_reply(id, methods[method](params))\n",
