@@ -103,7 +103,8 @@ PARSE_ERROR_CODE, INVALID_REQUEST_CODE = -32700, -32600
 # Validation): a request the server will not serve as sent is 400, an unknown method 404; an error
 # of the method itself (an unknown tool, say) too, as the official SDKs do: one table for both.
 KEEPALIVE = 15.0  # seconds of quiet on a listen stream before a ":" comment keeps proxies from closing it
-STREAMS_GRACE = 3.0  # seconds the open listen streams have to end when the server stops
+STREAMS_GRACE = 10.0  # seconds the open listen streams have to end when the server stops (a bound for a
+# busy machine: on a quiet one each ends within a WAKE; the process exits as soon as they have)
 WAKE = 0.5  # seconds between a listen stream's looks at whether the server is shutting down
 REFUSED = (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION)
 MODERN_STATUS = {**{kind.code: 400 for kind in REFUSED}, METHOD_NOT_FOUND.code: 404}
