@@ -31,7 +31,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -63,6 +63,20 @@ def _chunks(stream: IO[bytes] | None) -> Iterator[bytes]:
         if not chunk:
             return
         yield chunk
+
+
+def close_after_readers(pairs: Iterable[tuple[threading.Thread, IO[bytes] | None]], wait: float) -> None:
+    """Close each pipe once the thread reading it has ended (waiting ``wait`` seconds for it).
+
+    Readers read by file descriptor: a pipe closed under a reader still waiting (a writer that left
+    the process group keeps it open) frees its number for the next pipe anyone opens, and the old
+    reader then takes that pipe's lines. A pipe whose reader goes on is left open: a leak, harmless.
+    """
+    for thread, stream in pairs:
+        thread.join(wait)
+        if stream is not None and not thread.is_alive():
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 @dataclass
@@ -264,13 +278,7 @@ class ChildProcess:
             self._signal_group(signal.SIGKILL)
             code = self.process.wait(timeout=KILL_WAIT)  # a bound even here: TimeoutExpired, never a hang
         self._signal_group(signal.SIGKILL)  # grandchildren left in the session
-        # The readers read by file descriptor: a pipe is closed only once its reader has ended. One
-        # still waiting (a writer that left the session) keeps its pipe: closed, its number could be
-        # reused by another child's pipe, and this reader would take that child's lines.
-        for thread, stream in zip(self._threads, (self.process.stdout, self.process.stderr), strict=True):
-            thread.join(timeout=1.0)
-            if stream is not None and not thread.is_alive():
-                stream.close()
+        close_after_readers(zip(self._threads, (self.process.stdout, self.process.stderr), strict=True), 1.0)
         return code
 
     def kill(self) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reference.child import BUSY_CPU
 from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, MODERN, PROTOCOL_VERSION
 
 from .context import CLIENT_INFO as CHECKER
@@ -45,7 +44,7 @@ from .modern_checks import (
 from .modern_round_trip import round_trip
 from .modern_subscriptions import judge_subscriptions
 from .modern_wire import ASKING, UNKNOWN_URI, Revised, meta
-from .probe import Probe, Reply, same_id, show, show_json
+from .probe import Probe, Reply, show, show_json
 from .tool_calls import example_arguments, is_shop, result_problem, safe_to_call
 
 # The checks of the modern era proper (catalogue.MODERN_CHECKS but era-mixing and era-probe, which
@@ -66,7 +65,7 @@ MODERN_ONLY = (
 UNKNOWN_VERSION = "1999-01-01"
 REMOVED = ("ping", "logging/setLevel", "resources/subscribe", "initialize")
 MODERN_ERRORS = (UNSUPPORTED_VERSION, MISSING_CAPABILITY, -32020)  # recognised as modern by a dual-era client
-PATIENCE = 2.0  # the probe's timeout, this many times more, for a server still at work when it ran out
+PATIENCE = 2.0  # the probe's timeout, this many times more in all, for a server still at work when it ran out
 
 
 class ModernSession:
@@ -125,8 +124,15 @@ class ModernSession:
     def probe_era(self) -> bool:
         """server/discover first, as a dual-era client sends it: the era probe (era-probe)."""
         f, probe, eras = self.f, self.probe, self.ctx.eras
-        reply = self.probe.request("server/discover", {"_meta": meta()}, id=1, timeout=self.ctx.init_timeout)
-        reply = self.still_starting(reply)
+        # A server still starting on the CPU (a busy machine) is waited for, not taken for a legacy
+        # server that ignores the probe: an idle one's silence, or a flood of other lines, stands.
+        reply = self.probe.request(
+            "server/discover",
+            {"_meta": meta()},
+            id=1,
+            timeout=self.ctx.init_timeout,
+            patience=PATIENCE * self.ctx.init_timeout,
+        )
         self.discover = reply
         if isinstance(reply.result, dict):
             self.results.append(("server/discover", reply.result, show_json(reply.sent, 200)))
@@ -162,45 +168,6 @@ class ModernSession:
         eras.set_modern(True, "server/discover answered a result")
         f.passed("era-probe", "server/discover answered a result: the server speaks the modern era", evidence)
         return True
-
-    def still_starting(self, reply: Reply) -> Reply:
-        """No reply in time from a server that has written nothing and is still on the CPU is a slow
-        start (a busy machine), not silence: its reply is waited for while it works and writes nothing
-        else, at most PATIENCE times the probe's timeout more. An idle server's silence stands (a legacy
-        server that ignores the probe), and so does a server busy writing other lines (a flood)."""
-        probe = self.probe
-        child = getattr(probe, "child", None)
-        cpu = getattr(child, "cpu_seconds", None)
-        before = cpu() if cpu is not None else None
-        end = child.elapsed() + PATIENCE * self.ctx.init_timeout if child is not None else 0.0
-        want = reply.sent.get("id")
-        while (
-            before is not None
-            and reply.message is None
-            and reply.near_miss is None
-            and not reply.spread
-            and not reply.others
-            and probe.alive()
-            and not probe.stdout_closed()
-            and child.elapsed() < end
-        ):
-            for item in probe.read_for(1.0):
-                found = item.message
-                if (
-                    item.json_ok
-                    and isinstance(found, dict)
-                    and "method" not in found
-                    and same_id(found.get("id"), want)
-                ):
-                    reply.message = found
-                    probe.stalled = False
-                    break
-                reply.others.append(item)
-            after = cpu() if cpu is not None else None
-            if reply.message is None and (reply.others or after is None or after - before < BUSY_CPU):
-                break
-            before = after
-        return reply
 
     def not_modern(self) -> None:
         """The modern era was asked for (--era modern or both) but server/discover found none."""

@@ -70,16 +70,16 @@ class NudgingProbe(Probe):
         self._nudge_at: float | None = None  # when to nudge, if still silent
         self._nudged_at: float | None = None  # when the nudge for the awaited request went out
 
-    def exchange(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
+    def exchange(self, message: dict[str, Any], timeout: float | None = None, patience: float = 0.0) -> Reply:
         if message.get("method") in OPENING or "id" not in message:
             # Before the opening request is answered a silence is a slow start (startup-time), not a buffer.
-            return super().exchange(message, timeout)
+            return super().exchange(message, timeout, patience)
         limit = self.timeout if timeout is None else timeout
         delay = NUDGE_AGAIN if self.late else min(NUDGE_AFTER, limit / 2)
         self._awaiting, self._sent_at = message, self.child.elapsed()
         self._nudge_at, self._nudged_at = self._sent_at + delay, None
         try:
-            reply = super().exchange(message, timeout)
+            reply = super().exchange(message, timeout, patience)
         finally:
             self._awaiting = self._nudge_at = None
         if reply.message is None and reply.near_miss is None and not reply.spread:
@@ -98,7 +98,9 @@ class NudgingProbe(Probe):
         self.ended_by_itself = self.ended_by_itself or (not alive and self.closed_at is None)
         return alive
 
-    def read(self, timeout: float) -> Received | None:
+    def read(self, timeout: float, patience: float = 0.0) -> Received | None:
+        if patience:  # an opening request's patient wait: never nudged
+            return super().read(timeout, patience)
         deadline = self.child.elapsed() + timeout
         while True:
             now = self.child.elapsed()

@@ -23,6 +23,7 @@ from reference.child import ChildProcess, Line
 from reference.framing import FrameError, decode, encode
 
 CUT = 300  # characters of a frame kept in evidence
+PATIENT_WINDOW = 1.0  # seconds: a patient wait goes on while the server used the CPU in the last window
 
 
 def show(data: bytes, limit: int = CUT) -> str:
@@ -139,8 +140,10 @@ class Probe:
         return self.send(message)
 
     # -- receiving -------------------------------------------------------------------------
-    def read(self, timeout: float) -> Received | None:
-        line = self.child.read_line(timeout)
+    def read(self, timeout: float, patience: float = 0.0) -> Received | None:
+        """The next line within ``timeout``; with ``patience``, up to that long in all while the server
+        is still on the CPU (a slow start on a busy machine, not silence: reference.child)."""
+        line = self.child.read_line_patient(timeout, patience) if patience else self.child.read_line(timeout)
         if line is None:
             return None
         self.frames.append(Frame("received", line.at, line.data, self.stdin_open))
@@ -185,16 +188,19 @@ class Probe:
         id: Any = None,
         timeout: float | None = None,
         give_up: bool = False,
+        patience: float = 0.0,
     ) -> Reply:
         """Send a request and wait for the reply with the same id (value *and* type).
 
         With ``give_up``, a request still unanswered at ``timeout`` is cancelled
-        (``notifications/cancelled``) and the probe goes on: it is work in flight, not a hang.
+        (``notifications/cancelled``) and the probe goes on: it is work in flight, not a hang. With
+        ``patience``, a server that has written nothing by ``timeout`` and is still on the CPU is
+        waited for up to that much longer, while it works and writes nothing else.
         """
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": id if id is not None else method, "method": method}
         if params is not None:
             message["params"] = params
-        reply = self.exchange(message, timeout)
+        reply = self.exchange(message, timeout, patience)
         if give_up and reply.message is None and reply.near_miss is None and not reply.spread and self.alive():
             self.stalled = False
             self.in_flight.append(message["id"])
@@ -202,8 +208,8 @@ class Probe:
             self.notify("notifications/cancelled", {"requestId": message["id"], "reason": reason})
         return reply
 
-    def exchange(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
-        """Send ``message`` and wait for the response carrying its id."""
+    def exchange(self, message: dict[str, Any], timeout: float | None = None, patience: float = 0.0) -> Reply:
+        """Send ``message`` and wait for the response carrying its id (``patience``: see :meth:`request`)."""
         start = self.child.elapsed()
         limit = self.timeout if timeout is None else timeout
         reply = Reply(message, None, 0.0)
@@ -212,10 +218,19 @@ class Probe:
             return reply
         want = message.get("id")
         loose: list[bytes] = []  # consecutive lines that are not JSON on their own
-        while (left := start + limit - self.child.elapsed()) > 0:
-            item = self.read(left)
-            if item is None:
+        while True:
+            left = start + limit - self.child.elapsed()
+            if left > 0:
+                item = self.read(left)
+            elif patience and not reply.others and not loose:
+                item = self.read(PATIENT_WINDOW, patience)  # nothing written yet: a slow start?
+                patience = 0.0
+            else:
                 break
+            if item is None and (not patience or self.stdout_closed()):
+                break
+            if item is None:
+                continue  # the timeout ran out: the patient wait, if it applies, is next
             if not item.json_ok:
                 loose.append(item.line.data)
                 if item.line.data.strip() == b"}" and _is_reply(b"\n".join(loose), want):

@@ -53,6 +53,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from reference.child import close_after_readers
+
 from .expect import Failure
 from .work import Work
 
@@ -110,13 +112,12 @@ class HttpBridge:
             bufsize=0,
             start_new_session=True,  # one group: close() ends the sandbox and all it started
         )
-        # The readers read by file descriptor: close() closes a pipe only once its reader has ended, or
-        # the number could be reused by another bridge's pipe and read here (its "ready" line lost).
-        self._readers = {
-            "stderr": threading.Thread(target=self._read_stderr, daemon=True),
-            "stdout": threading.Thread(target=self._read_channel, daemon=True),
-        }
-        for reader in self._readers.values():
+        # Read by file descriptor: close() closes each pipe only once its reader has ended.
+        self._readers = [
+            (threading.Thread(target=self._read_stderr, daemon=True), self.process.stderr),
+            (threading.Thread(target=self._read_channel, daemon=True), self.process.stdout),
+        ]
+        for reader, _ in self._readers:
             reader.start()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(POLL)
@@ -323,15 +324,7 @@ class HttpBridge:
         with contextlib.suppress(OSError):
             if self.process.stdin is not None:
                 self.process.stdin.close()
-        # Its readers end at the pipes' end of file (every writer is gone with the group); a pipe whose
-        # reader still waits (a writer that escaped the group) stays open: a leaked pipe is harmless, a
-        # closed number read again is not.
-        for name, reader in self._readers.items():
-            reader.join(READER_END)
-            stream = getattr(self.process, name)
-            if stream is not None and not reader.is_alive():
-                with contextlib.suppress(OSError):
-                    stream.close()
+        close_after_readers(self._readers, READER_END)  # they end at end of file: the group is gone
 
 
 class _Lines:

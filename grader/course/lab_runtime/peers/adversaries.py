@@ -55,7 +55,6 @@ from reference.server import make_server
 
 LIFETIME = 60  # seconds; SIGALRM's default action ends even a stubborn adversary
 WINDOW = 0.3  # seconds the reverse adversary waits for another request before it answers
-READY = "adversary ready:"  # its first stderr line, once it reads its stdin
 ANSWER_WAIT = 3.0  # seconds the chatty adversary waits for the client's answers to its requests
 
 
@@ -448,13 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         adversary = ADVERSARIES[name](option) if option else ADVERSARIES[name]()
         # A check waits for this before it lets a client's probe time out (a slow start is no
-        # silence): a file, so that the wait does not depend on the client keeping stderr; the
-        # stderr line (never stdout) says the same to a person.
+        # silence): a file, so that the wait does not depend on the client keeping stderr.
         if ready is not None:
             with open(ready, "x"):
                 pass
-        sys.stderr.write(f"{READY} {args[0]}\n")
-        sys.stderr.flush()
         return adversary.run()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
