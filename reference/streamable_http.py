@@ -67,6 +67,7 @@ import queue
 import secrets
 import signal
 import socket
+import socketserver
 import sys
 import threading
 import time
@@ -482,6 +483,28 @@ class Handler(BaseHTTPRequestHandler):
         self.server.log("HTTP: " + format % args)
 
 
+def serve_until_signalled(httpd: socketserver.BaseServer) -> None:
+    """``httpd.serve_forever()`` until Ctrl-C or SIGTERM, then return with every connection as it was.
+
+    The signals ask the loop to stop (``shutdown`` from a thread of its own: it waits for the loop)
+    instead of raising KeyboardInterrupt into it: raised while the loop was still starting a
+    request's thread, socketserver's cleanup shut that request's connection down under the thread
+    already serving it, and an open listen stream lost the response it was about to end with.
+    """
+
+    def stop(signum: int, frame: Any) -> None:
+        threading.Thread(target=httpd.shutdown, name="stop", daemon=True).start()
+
+    main = threading.current_thread() is threading.main_thread()  # only it may set handlers
+    before = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C before the handlers were set
+            httpd.serve_forever(poll_interval=0.2)
+    finally:  # the handlers as they were: under mcp-lab a second Ctrl-C ends the streams' grace at once
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
 def serve_http(
     new_server: Callable[[], Server],
     address: tuple[str, int],
@@ -507,23 +530,15 @@ def serve_http(
     auth = "; bearer token required" if auth_token else ""
     log(f"Streamable HTTP on {httpd.url}{auth}; Ctrl-C ends it")
 
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)
-    try:
-        httpd.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        # Open listen streams end with their response (subscriptions: the server's graceful close),
-        # each given a moment to write it before the process goes.
-        httpd.closing.set()
-        deadline = time.monotonic() + STREAMS_GRACE
+    serve_until_signalled(httpd)
+    # Open listen streams end with their response (subscriptions: the server's graceful close),
+    # each given a moment to write it before the process goes.
+    httpd.closing.set()
+    deadline = time.monotonic() + STREAMS_GRACE
+    with contextlib.suppress(KeyboardInterrupt):
         for thread in list(httpd.listeners):
             thread.join(max(0.0, deadline - time.monotonic()))
-        with contextlib.suppress(Exception):
-            httpd.server_close()
+    with contextlib.suppress(Exception):
+        httpd.server_close()
     log("stopped")
     return 0

@@ -13,8 +13,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import signal
+import socket
 import threading
+import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +27,7 @@ import pytest
 from http_support import HttpServer, init_params, request
 
 from reference import sse, stateless
+from reference.streamable_http import serve_until_signalled
 
 pytestmark = pytest.mark.timeout(180)
 TOKEN = "modern-token"
@@ -405,6 +411,50 @@ def test_a_listen_stream_hears_an_order_cancelled_over_http(tmp_path: Path) -> N
     finally:
         assert server.stop() == 0, server.stderr()
     assert "Traceback" not in server.stderr()
+
+
+def test_a_ctrl_c_while_a_request_is_starting_leaves_its_connection_to_its_thread() -> None:
+    """The race behind a listen stream that lost its response at Ctrl-C, made certain: the signal
+    comes while the serving loop is still starting the request's thread (on a busy machine it is
+    rescheduled late). Raised as KeyboardInterrupt there, socketserver shut the connection down
+    under the thread serving it; asked to stop instead, the loop ends and the thread finishes."""
+    began, proceed = threading.Event(), threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.wfile.write(b"HTTP/1.0 200 OK\r\n\r\nfirst\n")
+            began.set()
+            proceed.wait(10)
+            time.sleep(0.2)  # after the loop's cleanup, had there been one
+            self.wfile.write(b"second\n")
+
+    class LateLoop(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            super().process_request(request, client_address)  # the request's thread serves it
+            began.wait(10)
+            try:
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the loop is still in here
+                time.sleep(0.5)
+            finally:
+                proceed.set()
+
+    httpd = LateLoop(("127.0.0.1", 0), Handler)
+    got: list[bytes] = []
+
+    def client() -> None:
+        with socket.create_connection(httpd.server_address[:2], timeout=10) as conn:
+            conn.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            with conn.makefile("rb") as reply:
+                got.append(reply.read())
+
+    reader = threading.Thread(target=client)
+    reader.start()
+    serve_until_signalled(httpd)
+    reader.join(15)
+    httpd.server_close()
+    assert got and got[0].endswith(b"first\nsecond\n"), got
 
 
 def test_a_listen_stream_ends_with_its_response_when_the_server_stops() -> None:

@@ -17,10 +17,8 @@ Standard library only, plus the gallery's shop and the reference's small pieces 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import secrets
-import signal
 import sqlite3
 import sys
 import threading
@@ -33,6 +31,7 @@ from reference.database import ensure_default, open_readonly
 from reference.http_guard import accepts, origin_allowed, version_problem
 from reference.lifecycle import LATEST
 from reference.shop import shop_toolbox
+from reference.streamable_http import serve_until_signalled
 
 ENDPOINT = "/mcp"
 SESSION = "Mcp-Session-Id"
@@ -187,15 +186,9 @@ def main(handler: type[HttpShop] = HttpShop) -> int:
 
 def serve_until_stopped(httpd: Any, url: str) -> int:
     """Serve ``httpd`` until Ctrl-C or SIGTERM (how the tests end an exhibit), then close it; 0."""
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
     print(f"Streamable HTTP on {url}; Ctrl-C ends it", file=sys.stderr)
     sys.stderr.flush()
-    with contextlib.suppress(KeyboardInterrupt):
-        httpd.serve_forever(poll_interval=0.2)
+    serve_until_signalled(httpd)
     httpd.server_close()
     return 0
 
