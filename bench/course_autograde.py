@@ -1,6 +1,8 @@
 """Grading time of a whole submission (the answer key), stage by stage, beside nbgrader's floor and stock autograde.
 
     .venv/bin/python bench/course_autograde.py
+    .venv/bin/python bench/course_autograde.py --cells    # and where each stage's time went
+    .venv/bin/python bench/course_autograde.py --only 05 09 --no-stock
 
 It makes a temporary course with ``mcp-lab course init``'s code, releases every stage, submits the
 answer key of each for one student and times ``mcp-lab course grade STAGE --student ...`` (the
@@ -9,12 +11,16 @@ same run, nbgrader's *floor*: plain ``nbgrader autograde`` (its own Execute, a k
 submission) of a one-cell notebook, the fixed cost every submission pays in nbgrader itself; and
 stock ``nbgrader autograde`` of the same submission in a course with nbgrader's defaults (the
 learner's notebook run in a kernel, as grading was before it left the kernel).
-Printed, not asserted: the machine is shared and noisy. Targets (issue 16): the ten stages in at
-most 30 s, or at most twice nbgrader's fixed cost per stage.
+With ``--cells``, each stage's line is followed by where its time went: the grading process's own
+seconds (the checks, cells side by side), the rest (the fork server's start on the first stage, and
+nbgrader storing the verdicts) and its slowest cells. ``--only`` grades the stages named (by number),
+``--no-stock`` skips stock nbgrader. Printed, not asserted: the machine is shared and noisy.
+Targets (issue 16): the ten stages in at most 30 s, or at most twice nbgrader's fixed cost per stage.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import statistics
@@ -115,7 +121,23 @@ def stock_autograde(
         return seconds, f"{submission.score:g}/{submission.max_score:g}"
 
 
-def main() -> int:
+def time_spent(course: Path, stage: build.Stage, seconds: float, shown: int = 3) -> str:
+    """Where a stage's grading went: the grading process, the rest, its slowest cells."""
+    from grader.grading.grade import Verdicts
+    from grader.grading.nbhook import verdicts_path
+
+    found = Verdicts.from_json(verdicts_path(course, stage.name, "learner").read_text(encoding="utf-8"))
+    slowest = sorted(found.cells.values(), key=lambda cell: -cell.seconds)[:shown]
+    cells = ", ".join(f"{cell.grade_id} {cell.seconds:.1f}" for cell in slowest)
+    return f"    grading {found.seconds:.1f} s, the rest {seconds - found.seconds:.1f} s; slowest cells: {cells}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Grading time of the answer key, stage by stage.")
+    parser.add_argument("--cells", action="store_true", help="where each stage's time went")
+    parser.add_argument("--only", nargs="+", metavar="NN", help="only these stages (by number)")
+    parser.add_argument("--no-stock", action="store_true", help="skip stock nbgrader's autograde")
+    args = parser.parse_args(argv)
     # Stock nbgrader's API warns of its own session handling (SQLAlchemy SAWarning): not ours to fix.
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory(prefix="course-autograde-") as tmp:
@@ -123,7 +145,7 @@ def main() -> int:
         build.init_course(course)
         secret.create(course)
         nbgrader = api(course)
-        stages = build.stages()
+        stages = [s for s in build.stages() if not args.only or s.name[:2] in args.only]
         for stage in stages:
             result = nbgrader.generate_assignment(stage.name, force=True, create=True)
             if not result["success"]:
@@ -139,7 +161,7 @@ def main() -> int:
             files = solved_files(stage, course)
             submit(course, "learner", stage, text, files)
             grades = grade(course, "learner", stage, jobs=1)
-            plain, plain_score = stock_autograde(stock, stock_root, stage, text, files)
+            plain, plain_score = (0.0, "-") if args.no_stock else stock_autograde(stock, stock_root, stage, text, files)
             total += grades.seconds
             plain_total += plain
             if stage.name < CORE_END:
@@ -147,6 +169,8 @@ def main() -> int:
             ratio = grades.seconds / floor
             score = f"{grades.score:g}/{grades.max_score:g}"
             print(f"{stage.name:<22} {grades.seconds:7.1f}  {ratio:7.2f}  {score:>7}  {plain:7.1f}  {plain_score:>7}")
+            if args.cells:
+                print(time_spent(course, stage, grades.seconds))
         mean = total / floor / len(stages)
         ten = sum(stage.name < CORE_END for stage in stages)
         if ten:
