@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -121,15 +122,24 @@ def stock_autograde(
         return seconds, f"{submission.score:g}/{submission.max_score:g}"
 
 
-def time_spent(course: Path, stage: build.Stage, seconds: float, shown: int = 3) -> str:
-    """Where a stage's grading went: the grading process, the rest, its slowest cells."""
+def busy_seconds() -> float:
+    """The whole machine's CPU seconds so far (``/proc/stat``): what grading used, on a quiet machine."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(n) for n in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def time_spent(course: Path, stage: build.Stage, seconds: float, cpu: float, shown: int = 3) -> str:
+    """Where a stage's grading went: the grading process, the rest, the machine's CPU, its slowest cells."""
     from grader.grading.grade import Verdicts
     from grader.grading.nbhook import verdicts_path
 
     found = Verdicts.from_json(verdicts_path(course, stage.name, "learner").read_text(encoding="utf-8"))
     slowest = sorted(found.cells.values(), key=lambda cell: -cell.seconds)[:shown]
     cells = ", ".join(f"{cell.grade_id} {cell.seconds:.1f}" for cell in slowest)
-    return f"    grading {found.seconds:.1f} s, the rest {seconds - found.seconds:.1f} s; slowest cells: {cells}"
+    rest = seconds - found.seconds
+    return f"    grading {found.seconds:.1f} s, the rest {rest:.1f} s, CPU {cpu:.1f} s; slowest cells: {cells}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
             text = notebook_text(stage, course=course, student="learner")
             files = solved_files(stage, course)
             submit(course, "learner", stage, text, files)
+            cpu = busy_seconds()
             grades = grade(course, "learner", stage, jobs=1)
+            cpu = busy_seconds() - cpu
             plain, plain_score = (0.0, "-") if args.no_stock else stock_autograde(stock, stock_root, stage, text, files)
             total += grades.seconds
             plain_total += plain
@@ -170,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             score = f"{grades.score:g}/{grades.max_score:g}"
             print(f"{stage.name:<22} {grades.seconds:7.1f}  {ratio:7.2f}  {score:>7}  {plain:7.1f}  {plain_score:>7}")
             if args.cells:
-                print(time_spent(course, stage, grades.seconds))
+                print(time_spent(course, stage, grades.seconds, cpu))
         mean = total / floor / len(stages)
         ten = sum(stage.name < CORE_END for stage in stages)
         if ten:

@@ -36,7 +36,7 @@ from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, s
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
-CELL_JOBS = 4  # cells of one submission graded at once
+CELL_JOBS = 6  # parts of cells of one submission graded at once (most of their time is waiting)
 
 
 @dataclass
@@ -95,14 +95,32 @@ def release_cells(course: Path, stage_name: str) -> frozenset[str]:
     return frozenset(("".join(s) if isinstance(s, list) else s).strip() for s in sources)
 
 
-def _run_cell(work: Work, stage: str, grade_id: str, keys: secret.Keys) -> None:
+@dataclass
+class Part:
+    """One part of a graded cell (its public or its hidden checks) and the folder of its own copy."""
+
+    cell: Cell
+    points: float
+    folder: Path
+
+
+def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys, scratch: Path) -> list[Part]:
+    """A cell's parts in the order their failures count: the public checks, then the hidden ones.
+
+    >>> [part.folder.name for part in cell_parts("06", "test_timeouts", 2.0, keys, scratch)]  # doctest: +SKIP
+    ['test_timeouts.public', 'test_timeouts.hidden']
+    """
     public = cells(stage).get(grade_id)
     if public is None:
         raise LookupError(f"stage {stage} has no checks for the cell {grade_id}")
-    run(public, work)
     extra = hidden.for_stage(stage).get(grade_id)
-    if extra is not None:
-        run(Cell(stage, grade_id, public.says, lambda w: extra(w, keys.rng(grade_id))), work)
+    if extra is None:
+        return [Part(public, points, scratch / grade_id)]
+    secret_values = Cell(stage, grade_id, public.says, lambda w: extra(w, keys.rng(grade_id)))
+    return [
+        Part(public, points, scratch / f"{grade_id}.public"),
+        Part(secret_values, points, scratch / f"{grade_id}.hidden"),
+    ]
 
 
 DISK_FULL = (
@@ -111,11 +129,9 @@ DISK_FULL = (
 )
 
 
-def grade_cell(
-    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
-) -> tuple[CellVerdict, list[flags.Flag]]:
-    """One cell, in a fresh copy of the learner's files, bounded by :data:`CELL_LIMIT`."""
-    folder = scratch / grade_id
+def grade_part(submission: Submission, part: Part, slot: int, salt: str = "") -> tuple[CellVerdict, list[flags.Flag]]:
+    """One part of a cell, in a fresh copy of the learner's files, bounded by :data:`CELL_LIMIT`."""
+    grade_id, points, folder = part.cell.grade_id, part.points, part.folder
     if folder.exists():
         shutil.rmtree(folder)
     try:
@@ -131,7 +147,7 @@ def grade_cell(
     started = time.monotonic()
     box: dict[str, Any] = {}
 
-    def run() -> None:
+    def go() -> None:
         try:
             with Work(
                 folder / "work",
@@ -144,7 +160,7 @@ def grade_cell(
                 salt=salt,
             ) as work:
                 box["work"] = work
-                _run_cell(work, submission.stage, grade_id, keys)
+                run(part.cell, work)
             box["status"] = ("passed", "")
         except Failure as failure:
             box["status"] = ("failed", failure.text())
@@ -156,7 +172,7 @@ def grade_cell(
                 return
             box["status"] = ("error", "grading failed (not a verdict on your code):\n" + traceback.format_exc(limit=8))
 
-    thread = threading.Thread(target=run, name=f"grade-{grade_id}", daemon=True)
+    thread = threading.Thread(target=go, name=f"grade-{folder.name}", daemon=True)
     thread.start()
     thread.join(CELL_LIMIT)
     if thread.is_alive():
@@ -170,8 +186,26 @@ def grade_cell(
     verdict.seconds = round(time.monotonic() - started, 2)
     channel.close()
     refused = flags.refused(channel.lines())
-    shutil.rmtree(folder, ignore_errors=True)  # the cell's copy, off the submission's disk, for the next cell
+    shutil.rmtree(folder, ignore_errors=True)  # the part's copy, off the submission's disk, for the next one
     return verdict, refused
+
+
+def grade_cell(
+    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
+) -> tuple[CellVerdict, list[flags.Flag]]:
+    """One cell alone: its parts side by side, and its verdict."""
+    split = cell_parts(submission.stage, grade_id, points, keys, scratch)
+    with ThreadPoolExecutor(max_workers=len(split)) as pool:
+        graded = list(pool.map(lambda part: grade_part(submission, part, slot, salt), split))
+    return verdict_of(grade_id, points, graded), [flag for _, refused in graded for flag in refused]
+
+
+def verdict_of(grade_id: str, points: float, graded: list[tuple[CellVerdict, list[flags.Flag]]]) -> CellVerdict:
+    """A cell's verdict from its parts' (in :func:`parts`' order): the first that did not pass
+    decides, as if they had run one after the other; the cell took as long as its slowest part."""
+    verdicts = [verdict for verdict, _ in graded]
+    first = next((v for v in verdicts if v.status != "passed"), verdicts[0])
+    return CellVerdict(grade_id, points, first.status, first.text, max(v.seconds for v in verdicts))
 
 
 def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdicts:
@@ -217,21 +251,37 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
                 preload()  # what the cells import lazily, once, before they run side by side
                 broken = answers.malformed(stage, submission.values)
 
-                def one(grade_id: str, most: float) -> tuple[CellVerdict, list[flags.Flag]]:
-                    why = broken.get(grade_id) or broken.get("*")
-                    if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
-                        return CellVerdict(grade_id, most, "failed", why), []
-                    return grade_cell(submission, grade_id, most, keys, scratch, slot, course_salt)
+                # A cell's public and hidden checks are graded side by side too, each in a copy of its
+                # own: the slowest cells are those that wait out a timeout or replay traffic twice.
+                split = {
+                    grade_id: cell_parts(stage, grade_id, most, keys, scratch)
+                    for grade_id, most in points.items()
+                    if not (broken.get(grade_id) or broken.get("*"))
+                }
+                failed = {grade_id: threading.Event() for grade_id in split}  # a part of the cell did not pass
+
+                def one(part: Part) -> tuple[CellVerdict, list[flags.Flag]]:
+                    grade_id = part.cell.grade_id
+                    if failed[grade_id].is_set():  # its verdict is decided: no second wait on a hang
+                        return CellVerdict(grade_id, part.points, "failed", "not run: the cell already failed"), []
+                    outcome = grade_part(submission, part, slot, course_salt)
+                    if outcome[0].status != "passed":
+                        failed[grade_id].set()
+                    return outcome
 
                 with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
-                    graded = pool.map(lambda item: one(*item), points.items())
-                    for verdict, refused in graded:
-                        result.cells[verdict.grade_id] = verdict
-                        found += refused
-                        if verdict.status == "error":
-                            found.append(
-                                flags.Flag("grading-failed", f"{verdict.grade_id}: {verdict.text.splitlines()[0]}")
-                            )
+                    tasks = [part for cell in split.values() for part in cell]
+                    graded = iter(pool.map(one, tasks))
+                    outcomes = {grade_id: [next(graded) for _ in cell] for grade_id, cell in split.items()}
+                for grade_id, most in points.items():
+                    why = broken.get(grade_id) or broken.get("*")
+                    if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
+                        result.cells[grade_id] = CellVerdict(grade_id, most, "failed", why)
+                        continue
+                    verdict = result.cells[grade_id] = verdict_of(grade_id, most, outcomes[grade_id])
+                    found += [flag for _, refused in outcomes[grade_id] for flag in refused]
+                    if verdict.status == "error":
+                        found.append(flags.Flag("grading-failed", f"{grade_id}: {verdict.text.splitlines()[0]}"))
             finally:
                 if held:
                     sandbox.free_disk(scratch)
