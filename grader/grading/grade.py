@@ -35,7 +35,7 @@ from reference import database
 from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, secret
 from .submission import Submission
 
-CELL_LIMIT = 90.0  # seconds for one cell's public and hidden checks (their every wait is bounded far below)
+CELL_LIMIT = 90.0  # seconds for one part of a cell, its public or its hidden checks (each wait is bounded far below)
 CELL_JOBS = 6  # parts of cells of one submission graded at once (most of their time is waiting)
 
 
