@@ -68,13 +68,16 @@ def _context() -> Any:
 LOST_FORKSERVER = 255
 
 
-def _grade_one(course: Path, stage: str, student: str, slot: int, again: bool = True) -> tuple[Verdicts | None, str]:
-    """Grade one submission in a process of its own (a crash there cannot take the others with it)."""
+def _grade_one(
+    course: Path, stage: str, student: str, slot: int, alone: bool, again: bool = True
+) -> tuple[Verdicts | None, str]:
+    """Grade one submission in a process of its own (a crash there cannot take the others with it);
+    ``alone``: no other submission is graded beside it (:func:`~grader.grading.grade.grade`)."""
     from .worker import grade_to_file
 
     with tempfile.TemporaryDirectory(prefix="mcp-lab-verdicts-") as tmp:
         out = Path(tmp) / "verdicts.json"
-        process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out))
+        process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out, alone))
         process.start()
         try:
             process.join(SUBMISSION_LIMIT)
@@ -86,7 +89,7 @@ def _grade_one(course: Path, stage: str, student: str, slot: int, again: bool = 
             if process.pid is not None and not process.is_alive():
                 sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
         if process.exitcode == LOST_FORKSERVER and not out.is_file() and again:
-            return _grade_one(course, stage, student, slot, again=False)
+            return _grade_one(course, stage, student, slot, alone, again=False)
         if process.exitcode != 0 or not out.is_file():
             return None, f"the grader crashed (exit status {process.exitcode})"
         return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
@@ -125,6 +128,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     rows = {s: Row(s) for s in students}
     verdicts: dict[str, Verdicts] = {}
     slots = list(range(1, jobs + 1))
+    alone = jobs == 1 or len(students) == 1  # each submission has the machine to itself
     # nbgrader's own noise on every autograde (SQLAlchemy's "not in session"): not the instructor's business.
     warnings.filterwarnings("ignore", message=".*not in session.*")
     api = nbgrader_api(course)
@@ -166,7 +170,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
         def work(student: str) -> None:
             slot = slots.pop()
             try:
-                found, problem = _grade_one(course, stage, student, slot)
+                found, problem = _grade_one(course, stage, student, slot, alone)
             finally:
                 slots.append(slot)
             if found is None:

@@ -36,7 +36,8 @@ from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, s
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one part of a cell, its public or its hidden checks (each wait is bounded far below)
-CELL_JOBS = 6  # parts of cells of one submission graded at once (most of their time is waiting)
+CELL_JOBS = 4  # cells of one submission graded at once, when others are graded beside it (a class)
+PART_JOBS = 6  # parts of cells graded at once, when the submission is graded alone (most of it is waiting)
 
 
 @dataclass
@@ -208,8 +209,9 @@ def verdict_of(grade_id: str, points: float, graded: list[tuple[CellVerdict, lis
     return CellVerdict(grade_id, points, first.status, first.text, max(v.seconds for v in verdicts))
 
 
-def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdicts:
-    """Grade ``student``'s submission of ``stage_name`` in ``course``."""
+def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: bool = True) -> Verdicts:
+    """Grade ``student``'s submission of ``stage_name`` in ``course`` (``alone``: no other submission
+    is graded beside it, so its cells' parts may have the machine to themselves)."""
     started = time.monotonic()
     # jsonschema would build rfc3987's grammar at import (a second of CPU); no check uses "format".
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
@@ -251,8 +253,10 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
                 preload()  # what the cells import lazily, once, before they run side by side
                 broken = answers.malformed(stage, submission.values)
 
-                # A cell's public and hidden checks are graded side by side too, each in a copy of its
-                # own: the slowest cells are those that wait out a timeout or replay traffic twice.
+                # Graded alone, a cell's public and hidden checks run side by side too, each in a copy
+                # of its own: the slowest cells are those that wait out a timeout or replay traffic
+                # twice. Beside other submissions the cores are busy already, and a second copy of
+                # each cell would only cost CPU: its parts run one after the other.
                 split = {
                     grade_id: cell_parts(stage, grade_id, most, keys, scratch)
                     for grade_id, most in points.items()
@@ -260,18 +264,21 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0) -> Verdict
                 }
                 failed = {grade_id: threading.Event() for grade_id in split}  # a part of the cell did not pass
 
-                def one(part: Part) -> tuple[CellVerdict, list[flags.Flag]]:
-                    grade_id = part.cell.grade_id
-                    if failed[grade_id].is_set():  # its verdict is decided: no second wait on a hang
-                        return CellVerdict(grade_id, part.points, "failed", "not run: the cell already failed"), []
-                    outcome = grade_part(submission, part, slot, course_salt)
-                    if outcome[0].status != "passed":
-                        failed[grade_id].set()
-                    return outcome
+                def one(task: list[Part]) -> list[tuple[CellVerdict, list[flags.Flag]]]:
+                    done = []
+                    for part in task:
+                        grade_id = part.cell.grade_id
+                        if failed[grade_id].is_set():  # its verdict is decided: no second wait on a hang
+                            done.append((CellVerdict(grade_id, part.points, "failed", "not run: the cell failed"), []))
+                            continue
+                        done.append(grade_part(submission, part, slot, course_salt))
+                        if done[-1][0].status != "passed":
+                            failed[grade_id].set()
+                    return done
 
-                with ThreadPoolExecutor(max_workers=CELL_JOBS) as pool:
-                    tasks = [part for cell in split.values() for part in cell]
-                    graded = iter(pool.map(one, tasks))
+                tasks = [[p] for cell in split.values() for p in cell] if alone else list(split.values())
+                with ThreadPoolExecutor(max_workers=PART_JOBS if alone else CELL_JOBS) as pool:
+                    graded = iter(outcome for done in pool.map(one, tasks) for outcome in done)
                     outcomes = {grade_id: [next(graded) for _ in cell] for grade_id, cell in split.items()}
                 for grade_id, most in points.items():
                     why = broken.get(grade_id) or broken.get("*")

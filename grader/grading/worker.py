@@ -26,12 +26,12 @@ for _stage in build.stages():  # every stage's checks, public and hidden
     for_stage(_stage.name[:2])
 
 
-def grade_to_file(course: Path, stage: str, student: str, slot: int, out: Path) -> None:
+def grade_to_file(course: Path, stage: str, student: str, slot: int, out: Path, alone: bool = True) -> None:
     """Grade one submission and write its verdicts to ``out`` (the parent reads them).
 
     The process ends with ``os._exit`` (multiprocessing's way): nothing registered with atexit runs,
     so what it made is removed here; after a crash or a kill, the parent removes it (:func:`sweep`)."""
     try:
-        out.write_text(grade(course, stage, student, slot).as_json(), encoding="utf-8")
+        out.write_text(grade(course, stage, student, slot, alone).as_json(), encoding="utf-8")
     finally:
         sweep(os.getpid())
