@@ -108,7 +108,8 @@ class Part:
 def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys, scratch: Path) -> list[Part]:
     """A cell's parts in the order their failures count: the public checks, then the hidden ones.
 
-    >>> [part.folder.name for part in cell_parts("06", "test_timeouts", 2.0, keys, scratch)]  # doctest: +SKIP
+    >>> keys = secret.Keys(b"a course secret", "learner", "06")
+    >>> [part.folder.name for part in cell_parts("06", "test_timeouts", 2.0, keys, Path("scratch"))]
     ['test_timeouts.public', 'test_timeouts.hidden']
     """
     public = cells(stage).get(grade_id)
