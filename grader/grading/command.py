@@ -20,6 +20,7 @@ import contextlib
 import json
 import multiprocessing
 import tempfile
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +62,21 @@ def _context() -> Any:
         _CONTEXT = multiprocessing.get_context("forkserver")
         _CONTEXT.set_forkserver_preload(["grader.grading.worker"])
     return _CONTEXT
+
+
+def _start_workers() -> threading.Thread:
+    """Start the fork server now, on a thread: its imports (a second or more of CPU) run on the other
+    core while this one reads the course and loads nbgrader, instead of before the first submission."""
+    from multiprocessing import forkserver
+
+    def start() -> None:
+        with contextlib.suppress(Exception):  # a server that cannot start fails the first submission's start
+            forkserver.ensure_running()
+
+    _context()
+    thread = threading.Thread(target=start, name="forkserver-start", daemon=True)
+    thread.start()
+    return thread
 
 
 # multiprocessing's status for a child whose fork server went away (killed, or out of memory): the
@@ -118,6 +134,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     from grader.course.build import nbgrader_api
 
     check_course(course, stage)
+    starting = _start_workers()
     sweep_stale()  # what an earlier grading, killed with its workers, left behind
     students = _submissions(course, stage)
     if only is not None:
@@ -132,6 +149,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     # nbgrader's own noise on every autograde (SQLAlchemy's "not in session"): not the instructor's business.
     warnings.filterwarnings("ignore", message=".*not in session.*")
     api = nbgrader_api(course)
+    starting.join()  # started or failed: the first submission's start says which, as before
 
     def store(student: str) -> None:
         """nbgrader's autograde stores one submission's verdicts (one at a time: one gradebook)."""
