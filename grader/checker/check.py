@@ -161,8 +161,7 @@ def run_jobs(
     except BaseException:
         # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
-        ctx.closed = True
-        for probe in list(ctx.probes):
+        for probe in ctx.stop_starting():
             if hasattr(probe, "child"):
                 probe.child.kill()
         raise

@@ -24,6 +24,7 @@ from .verdicts import Findings
 CLIENT_INFO = {"name": "mcp-lab-check", "version": "0.1.0"}
 STARTUP_WARN = 1.5
 STARTUP_FAIL = 10.0
+STOP_WAIT = 5.0  # seconds a teardown waits for a server start under way to be registered
 
 
 @dataclass
@@ -40,6 +41,9 @@ class Context:
     cold_note: str = ""  # why the warm-up start did not answer, if it did not
     first_up: threading.Event = field(default_factory=threading.Event)  # the first initialize is answered
     eras: Eras = field(default_factory=Eras)  # the eras asked for (--era) and found (era.py)
+    # Held while a server starts and is registered: a teardown (Ctrl-C) waits for a start under way,
+    # or a server started in that moment on another thread, not yet in ``probes``, would outlive us.
+    starting: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def init_timeout(self) -> float:
@@ -47,11 +51,23 @@ class Context:
         return max(self.timeout, STARTUP_FAIL)
 
     def start(self, name: str, env: Mapping[str, str] | None = None) -> Probe:
-        if self.closed:
-            raise RuntimeError("the check is being stopped")
-        probe = NudgingProbe(self.argv, self.timeout, env=env, name=name)
-        self.probes.append(probe)
+        with self.starting:
+            if self.closed:
+                raise RuntimeError("the check is being stopped")
+            probe = NudgingProbe(self.argv, self.timeout, env=env, name=name)
+            self.probes.append(probe)
         return probe
+
+    def stop_starting(self) -> list[Probe]:
+        """No more servers from now on; every probe started so far (a start under way is waited
+        for, at most STOP_WAIT seconds: a teardown never hangs on it)."""
+        held = self.starting.acquire(timeout=STOP_WAIT)
+        try:
+            self.closed = True
+            return list(self.probes)
+        finally:
+            if held:
+                self.starting.release()
 
 
 def initialize(
