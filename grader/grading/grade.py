@@ -110,7 +110,7 @@ def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys, scra
 
     >>> keys = secret.Keys(b"a course secret", "learner", "06")
     >>> [part.folder.name for part in cell_parts("06", "test_timeouts", 2.0, keys, Path("scratch"))]
-    ['test_timeouts.public', 'test_timeouts.hidden']
+    ['test_timeouts.1', 'test_timeouts.2']
     """
     public = cells(stage).get(grade_id)
     if public is None:
@@ -119,10 +119,9 @@ def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys, scra
     if extra is None:
         return [Part(public, points, scratch / grade_id)]
     secret_values = Cell(stage, grade_id, public.says, lambda w: extra(w, keys.rng(grade_id)))
-    return [
-        Part(public, points, scratch / f"{grade_id}.public"),
-        Part(secret_values, points, scratch / f"{grade_id}.hidden"),
-    ]
+    # Numbered, not named: without bubblewrap the learner's code sees its folder's path, and nothing
+    # in it may tell the hidden checks' run from the public one's.
+    return [Part(public, points, scratch / f"{grade_id}.1"), Part(secret_values, points, scratch / f"{grade_id}.2")]
 
 
 DISK_FULL = (
@@ -196,14 +195,50 @@ def grade_cell(
     submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
 ) -> tuple[CellVerdict, list[flags.Flag]]:
     """One cell alone: its parts side by side, and its verdict."""
-    split = cell_parts(submission.stage, grade_id, points, keys, scratch)
-    with ThreadPoolExecutor(max_workers=len(split)) as pool:
-        graded = list(pool.map(lambda part: grade_part(submission, part, slot, salt), split))
-    return verdict_of(grade_id, points, graded), [flag for _, refused in graded for flag in refused]
+    return grade_cells(
+        submission, {grade_id: cell_parts(submission.stage, grade_id, points, keys, scratch)}, slot, salt
+    )[grade_id]
+
+
+def grade_cells(
+    submission: Submission, split: dict[str, list[Part]], slot: int, salt: str = "", alone: bool = True
+) -> dict[str, tuple[CellVerdict, list[flags.Flag]]]:
+    """Cells by their parts (:func:`cell_parts`): each cell's verdict and the refusals of its parts.
+
+    Graded alone, a cell's public and hidden checks run side by side too, each in a copy of its own:
+    the slowest cells are those that wait out a timeout or replay traffic twice. Beside other
+    submissions the cores are busy already, and a second copy of each cell would only cost CPU: its
+    parts run one after the other. A part whose cell has already failed is not run (a hang waits once).
+    """
+    failed = {grade_id: threading.Event() for grade_id in split}  # a part of the cell did not pass
+
+    def one(task: list[Part]) -> list[tuple[CellVerdict, list[flags.Flag]]]:
+        done = []
+        for part in task:
+            grade_id = part.cell.grade_id
+            if failed[grade_id].is_set():  # its verdict is decided already
+                done.append((CellVerdict(grade_id, part.points, "failed", "not run: the cell failed"), []))
+                continue
+            done.append(grade_part(submission, part, slot, salt))
+            if done[-1][0].status != "passed":
+                failed[grade_id].set()
+        return done
+
+    tasks = [[part] for cell in split.values() for part in cell] if alone else list(split.values())
+    with ThreadPoolExecutor(max_workers=PART_JOBS if alone else CELL_JOBS) as pool:
+        graded = iter(outcome for done in pool.map(one, tasks) for outcome in done)
+        outcomes = {grade_id: [next(graded) for _ in cell] for grade_id, cell in split.items()}
+    return {
+        grade_id: (
+            verdict_of(grade_id, cell[0].points, outcomes[grade_id]),
+            [f for _, r in outcomes[grade_id] for f in r],
+        )
+        for grade_id, cell in split.items()
+    }
 
 
 def verdict_of(grade_id: str, points: float, graded: list[tuple[CellVerdict, list[flags.Flag]]]) -> CellVerdict:
-    """A cell's verdict from its parts' (in :func:`parts`' order): the first that did not pass
+    """A cell's verdict from its parts' (in :func:`cell_parts`' order): the first that did not pass
     decides, as if they had run one after the other; the cell took as long as its slowest part."""
     verdicts = [verdict for verdict, _ in graded]
     first = next((v for v in verdicts if v.status != "passed"), verdicts[0])
@@ -254,40 +289,20 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
                 preload()  # what the cells import lazily, once, before they run side by side
                 broken = answers.malformed(stage, submission.values)
 
-                # Graded alone, a cell's public and hidden checks run side by side too, each in a copy
-                # of its own: the slowest cells are those that wait out a timeout or replay traffic
-                # twice. Beside other submissions the cores are busy already, and a second copy of
-                # each cell would only cost CPU: its parts run one after the other.
                 split = {
                     grade_id: cell_parts(stage, grade_id, most, keys, scratch)
                     for grade_id, most in points.items()
                     if not (broken.get(grade_id) or broken.get("*"))
                 }
-                failed = {grade_id: threading.Event() for grade_id in split}  # a part of the cell did not pass
-
-                def one(task: list[Part]) -> list[tuple[CellVerdict, list[flags.Flag]]]:
-                    done = []
-                    for part in task:
-                        grade_id = part.cell.grade_id
-                        if failed[grade_id].is_set():  # its verdict is decided: no second wait on a hang
-                            done.append((CellVerdict(grade_id, part.points, "failed", "not run: the cell failed"), []))
-                            continue
-                        done.append(grade_part(submission, part, slot, course_salt))
-                        if done[-1][0].status != "passed":
-                            failed[grade_id].set()
-                    return done
-
-                tasks = [[p] for cell in split.values() for p in cell] if alone else list(split.values())
-                with ThreadPoolExecutor(max_workers=PART_JOBS if alone else CELL_JOBS) as pool:
-                    graded = iter(outcome for done in pool.map(one, tasks) for outcome in done)
-                    outcomes = {grade_id: [next(graded) for _ in cell] for grade_id, cell in split.items()}
+                graded = grade_cells(submission, split, slot, course_salt, alone)
                 for grade_id, most in points.items():
                     why = broken.get(grade_id) or broken.get("*")
                     if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
                         result.cells[grade_id] = CellVerdict(grade_id, most, "failed", why)
                         continue
-                    verdict = result.cells[grade_id] = verdict_of(grade_id, most, outcomes[grade_id])
-                    found += [flag for _, refused in outcomes[grade_id] for flag in refused]
+                    verdict, refused = graded[grade_id]
+                    result.cells[grade_id] = verdict
+                    found += refused
                     if verdict.status == "error":
                         found.append(flags.Flag("grading-failed", f"{grade_id}: {verdict.text.splitlines()[0]}"))
             finally:
