@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import flags, likeness
+from . import flags, likeness, sandbox
 from .grade import Verdicts, graded_cells, submission_texts
 from .nbhook import verdicts_path
 from .submission import Submission
@@ -317,11 +317,13 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
 
 
 def run(course: Path, stage: str, jobs: int, only: list[str] | None = None) -> int:
-    from .sandbox import detect
-
+    try:
+        isolation = sandbox.detect(1).isolation  # before anything is graded: no sandbox, no grading
+    except sandbox.NoIsolation as exc:
+        raise GradeError(str(exc)) from None
     started = time.monotonic()
     rows = grade_stage(course, stage, jobs, only)
-    print(table(rows, stage, detect(1).isolation))
+    print(table(rows, stage, isolation))
     print(f"\ngraded {len(rows)} submission(s) in {time.monotonic() - started:.1f} s with {jobs} job(s)")
     print(f"next: nbgrader generate_feedback {stage}; nbgrader export")
     return 0

@@ -12,6 +12,7 @@ A cell is ``passed``, ``failed`` (the checks found a broken rule: the text says 
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
@@ -340,7 +341,16 @@ def scrub(result: Verdicts, key: bytes) -> list[flags.Flag]:
     """Take the course secret out of every verdict's text (the learner's output is quoted there); a
     flag for each cell where it was."""
     found = []
-    forms = {key.hex(), key.hex().upper()}
+    # The secret as the file holds it (hex) and as a program that read it would most likely send it:
+    # with a sandbox the file is out of reach; this is for a grading with --unsafe-no-sandbox.
+    text = key.hex().encode()
+    # An encoding of anything that starts with the secret starts with the encoding of its whole groups
+    # (3 bytes a group in base64, 5 in base32), whatever follows it (a newline, more text).
+    forms = {key.hex(), key.hex().upper()} | {
+        encode(raw[: len(raw) // group * group]).decode()
+        for raw in (key, text)
+        for encode, group in ((base64.b64encode, 3), (base64.urlsafe_b64encode, 3), (base64.b32encode, 5))
+    }
     for verdict in result.cells.values():
         if any(form in verdict.text for form in forms):
             for form in forms:
