@@ -14,9 +14,11 @@ from __future__ import annotations
 import ast
 import base64
 import hashlib
+import io
 import json
 import marshal
 import os
+import pickle
 import secrets as tokens
 import shutil
 import sqlite3
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -288,6 +291,90 @@ CHILD_PYTHON = (
     "    sys.exit(0 if 'Traceback' in done.stderr else 3)\n"
 )
 
+# The kit's bytecode re-pickled so that the pure-Python unpickler rebuilds it (types.CodeType from
+# pickle.py's own frames), a raw b'...' literal in the cell, each module's code run as a function
+# (types.FunctionType) over a module put in sys.modules by hand: no import hook, no name to scan.
+CODE_FIELDS = (
+    "co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_stacksize", "co_flags",
+    "co_code", "co_consts", "co_names", "co_varnames", "co_filename", "co_name", "co_qualname",
+    "co_firstlineno", "co_linetable", "co_exceptiontable", "co_freevars", "co_cellvars",
+)  # fmt: skip
+
+
+def kit_pickled(name: str) -> bytes:
+    """reference/NAME's code as a pickle whose loading calls types.CodeType for it and each code inside it."""
+    source = Path(reference.__file__).with_name(f"{name}.py")
+    code = compile(source.read_text(encoding="utf-8"), str(source), "exec")
+
+    class Repickler(pickle._Pickler):  # type: ignore[name-defined]  # the pure-Python one: its save_global
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, types.CodeType):
+                return types.CodeType, tuple(getattr(obj, field) for field in CODE_FIELDS)
+            return NotImplemented
+
+        def save_global(self, obj: Any, name: str | None = None) -> None:
+            if obj is not types.CodeType:  # the class is builtins.code, which no unpickler finds: say types
+                return super().save_global(obj, name)
+            self.save("types")
+            self.save("CodeType")
+            self.write(pickle.STACK_GLOBAL)
+            self.memoize(obj)
+            return None
+
+    out = io.BytesIO()
+    Repickler(out, protocol=4).dump(code)
+    return out.getvalue()
+
+
+def pickled_kit(hidden: bool = False) -> str:
+    """Stage 02's answer key run from pickles (``hidden``: each pickle's bytes reversed, so that no scan
+    of the literal finds it: the guard alone must refuse it)."""
+    blobs = {n: kit_pickled(n)[:: -1 if hidden else 1] for n in ("envelope", "dispatch")}
+    return (
+        "%%module messages\n"
+        "import pickle, sys, types\n"
+        f"BLOBS = {blobs!r}\n"
+        "for name in ('envelope', 'dispatch'):\n"
+        "    module = types.ModuleType('refer' + 'ence.' + name)\n"
+        "    sys.modules[module.__name__] = module\n"
+        f"    blob = BLOBS[name]{'[::-1]' if hidden else ''}\n"
+        "    types.FunctionType(pickle._loads(blob), module.__dict__)()\n"
+        "Dispatcher = sys.modules['refer' + 'ence.' + 'dispatch'].Dispatcher\n"
+        "def handle_line(line, methods):\n"
+        "    return Dispatcher(methods, {}).handle_line(line)\n"
+    )
+
+
+# A child Python given code built at run time, on its command line and on its stdin.
+CHILD_CODE_FROM_DATA = """%%module shop_server
+import subprocess, sys
+PARTS = ["print('child ", "ran')"]
+if __name__ == "__main__":
+    for argv, given in (([sys.executable, "-c", "".join(PARTS)], None), ([sys.executable], "".join(PARTS))):
+        try:
+            done = subprocess.run(argv, input=given, capture_output=True, text=True)
+            print(done.stdout, done.stderr[-300:], file=sys.stderr)
+        except PermissionError as refused:
+            print(refused, file=sys.stderr)
+    sys.exit(3)
+"""
+# The guard's pipe flooded (empty lines, a line made to look like a record) before a refused import.
+FLOODED_CHANNEL = """%%module messages
+import os
+FAKE = b'{"g": "' + b"0" * 32 + b'", "n": 1, "why": "nothing to see"}\\n'
+for fd in range(3, 64):
+    try:
+        os.write(fd, b"\\n" * 256 + FAKE + b"partial, no newline")
+    except OSError:
+        pass
+try:
+    import grader
+except ImportError:
+    pass
+def handle_line(line, methods):
+    raise NotImplementedError
+"""
+
 # (stage, student, how the submission is made, the flag kind it must show)
 CHEATS: list[tuple[str, str, Any, str]] = [
     ("02-messages", "patched-helpers", lambda c, s: release(c, s, PATCHED_HELPERS), "tampering"),
@@ -333,6 +420,10 @@ CHEATS: list[tuple[str, str, Any, str]] = [
         "answer-key",
     ),
     ("05-tools-call", "child-python", lambda c, s: release(c, s, cell(CHILD_PYTHON)), "refused"),
+    ("02-messages", "kit-pickled", lambda c, s: release(c, s, cell(pickled_kit())), "answer-key"),
+    ("02-messages", "kit-pickled-hidden", lambda c, s: release(c, s, cell(pickled_kit(hidden=True))), "refused"),
+    ("05-tools-call", "child-code-from-data", lambda c, s: release(c, s, cell(CHILD_CODE_FROM_DATA)), "refused"),
+    ("02-messages", "flooded-channel", lambda c, s: release(c, s, cell(FLOODED_CHANNEL)), "tampering"),
     ("02-messages", "symlinked-notebook", linked("notebook"), "links"),
     ("02-messages", "source-copy", linked("source-copy"), "course-files"),
     ("02-messages", "symlinked-folder", linked("folder"), "links"),
@@ -660,13 +751,125 @@ def test_honest_work_written_differently_raises_no_flag(name: str, addition: str
 def test_the_answer_key_as_data_is_refused_in_every_process(graded: Any) -> None:
     _, rows, _ = graded
     for name, student, words in (
-        ("02-messages", "kit-bytecode-as-data", "import hook"),
+        ("02-messages", "kit-bytecode-as-data", "import reference.dispatch: the answer key"),  # by its name
         ("05-tools-call", "kit-bytecode-as-data", "import hook"),
-        ("02-messages", "source-as-data", "import hook"),
-        ("05-tools-call", "child-python", "marshal.loads"),  # in the child Python: the guard went with it
+        ("02-messages", "source-as-data", "import reference.dispatch: the answer key"),
+        ("05-tools-call", "child-python", "python -c"),  # its text is built at run time: no child starts
     ):
         whys = [f["why"] for f in rows[name][student].flags if f["kind"] == "refused"]
         assert any(words in why for why in whys), (name, student, rows[name][student].flags)
+
+
+def test_code_made_from_data_is_refused_whichever_frame_makes_it(graded: Any) -> None:
+    """The kit's bytecode as a pickle the pure-Python unpickler rebuilds (types.CodeType from pickle.py's
+    own frames, types.FunctionType over it): refused where the unpickler looks the class up, the
+    literal flagged by the scan when it is a pickle as it stands; a child Python's -c text and stdin
+    program built at run time: refused in the parent, before any child starts."""
+    _, rows, _ = graded
+    for name, student, words in (
+        ("02-messages", "kit-pickled", "pickle.find_class types.CodeType"),
+        ("02-messages", "kit-pickled-hidden", "pickle.find_class types.CodeType"),
+        ("05-tools-call", "child-code-from-data", "python -c"),
+        ("05-tools-call", "child-code-from-data", "from stdin"),
+    ):
+        whys = [f["why"] for f in rows[name][student].flags if f["kind"] == "refused"]
+        assert any(words in why for why in whys), (name, student, rows[name][student].flags)
+    pickled = rows["02-messages"]["kit-pickled"].flags
+    assert any(f["kind"] == "answer-key" and "code as data" in f["why"] for f in pickled), pickled
+
+
+def test_the_static_scan_reads_pickled_and_marshalled_code_in_raw_and_encoded_literals() -> None:
+    """A b'...' literal (or a str one) holding marshal data of a code object, or a pickle that names
+    types.CodeType, raw, base64 or hex, however short: answer-key. A pickle of plain data: nothing."""
+    from grader.grading import flags
+
+    def handle_line(line: bytes) -> bytes:
+        return line
+
+    code = marshal.dumps(handle_line.__code__)
+    pickled = kit_pickled("envelope")
+    small = b"\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00\x8c\x05types\x94\x8c\x08CodeType\x94\x93\x94)R\x94."
+    for literal in (
+        repr(code),
+        repr(pickled),
+        repr(small),
+        repr(base64.b64encode(small).decode()),
+        repr(small.hex()),
+        repr("ctypes\nCodeType\n(tR."),  # protocol 0: a pickle that is text
+    ):
+        found = flags.scan("02", {"messages": f"DATA = {literal}\n"})
+        assert [f.kind for f in found] == ["answer-key"], (literal[:60], found)
+    for honest in (pickle.dumps({"orders": [1, 2, 3], "status": "paid"}), b"\x80\x04K\x01.", b"count_orders"):
+        assert flags.scan("02", {"messages": f"DATA = {honest!r}\n"}) == [], honest
+
+
+def test_a_flooded_guard_pipe_is_flagged_and_loses_no_refusal(graded: Any) -> None:
+    """256 empty lines and a line made to look like the guard's, written down every descriptor, then a
+    refused import: the flood is flagged tampering, and the refusal after it is still there."""
+    _, rows, _ = graded
+    flooded = rows["02-messages"]["flooded-channel"].flags
+    assert any(f["kind"] == "refused" and "import grader" in f["why"] for f in flooded), flooded
+    assert any(f["kind"] == "tampering" and "did not write" in f["why"] for f in flooded), flooded
+    assert not any("nothing to see" in f["why"] for f in flooded if f["kind"] == "refused"), flooded
+
+
+def test_a_guard_record_is_the_guards_only_with_its_token_and_number(tmp_path: Path) -> None:
+    """The grader's end of the pipe: a record is the guard's when its token was opened and its number
+    comes next; a repeat, an unopened token, a number skipped, an empty line are each flagged."""
+    from grader.grading.refusals import TAMPERED, Channel
+
+    token, other = "a" * 32, "b" * 32
+
+    def record(number: int, **fields: Any) -> bytes:
+        return b"\n" + json.dumps({"g": token, "n": number, **fields}).encode() + b"\n"
+
+    with Channel(tmp_path / "guard.pipe") as channel:
+        fd = os.open(channel.path, os.O_WRONLY)
+        os.write(fd, record(0, open=1) + b"half a line")  # the learner's half line ends at the guard's newline
+        os.write(fd, record(1, why="import grader: refused"))
+        os.write(fd, record(1, why="a repeat"))  # a copy of a number already seen
+        os.write(fd, b"\n" + json.dumps({"g": other, "n": 3, "why": "unopened"}).encode() + b"\n")
+        os.write(fd, record(4, why="after a gap"))
+        os.close(fd)
+    whys = channel.lines()
+    assert [w for w in whys if not w.startswith(TAMPERED)] == ["import grader: refused", "after a gap"], whys
+    tampered = " | ".join(w for w in whys if w.startswith(TAMPERED))
+    assert "3 lines the guard did not write" in tampered and "half a line" in tampered, tampered
+    assert "2 record(s) of the guard's were lost" in tampered, tampered
+
+
+CAPSTONE_DELEGATES = """%%module my_server
+import os
+import runpy
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(HERE)]
+if __name__ == "__main__":
+    runpy.run_path(os.path.join(os.path.dirname(HERE), "shop_server.py"), run_name="__main__")
+"""
+
+
+def test_a_capstone_that_runs_another_file_of_the_submission_scores_nothing_for_it(graded: Any) -> None:
+    """Stage 05's my_server.py is graded as one file of the learner's own: one that takes its scratch
+    folder off sys.path and runpy's the (working) ../shop_server.py is refused and earns none of the
+    capstone's points, while shop_server.py's own cells keep theirs."""
+    from grader.grading.grade import grade
+
+    course, _, _ = graded
+    stage = STAGES["05-tools-call"]
+    notebook = json.loads(notebook_text(stage, course=course, student="capstone-delegates"))
+    for one in notebook["cells"]:
+        text = "".join(one["source"]) if isinstance(one["source"], list) else one["source"]
+        if text.startswith("%%module my_server"):
+            one["source"] = CAPSTONE_DELEGATES
+    submit(course, "capstone-delegates", stage, json.dumps(notebook))
+    found = grade(course, stage.name, "capstone-delegates", slot=1)
+    own = {k: c for k, c in found.cells.items() if k.startswith("test_own_server")}
+    assert len(own) == 3 and not [c for c in own.values() if c.status == "passed"], own
+    assert all(c.status == "passed" for k, c in found.cells.items() if k not in own), found.cells
+    refused = [f["why"] for f in found.flags if f["kind"] == "refused"]
+    assert any("one file of your own" in why and "shop_server.py" in why for why in refused), found.flags
 
 
 def test_a_copy_normalised_away_is_flagged_copied_or_similar(graded: Any) -> None:

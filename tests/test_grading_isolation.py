@@ -132,7 +132,7 @@ def test_no_sandbox_no_grading(tmp_path: Path) -> None:
     bare = tmp_path / "bin"
     bare.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "MCP_LAB_SANDBOX"}
-    env["PATH"] = str(bare)
+    env["PATH"] = env["MCP_LAB_SYSTEM_PATH"] = str(bare)
     done = subprocess.run(
         [sys.executable, "-m", "grader.cli", "course", "grade", "02-messages", "--course", str(tmp_path)],
         capture_output=True,

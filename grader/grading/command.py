@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import flags, likeness, sandbox
-from .grade import Verdicts, graded_cells, submission_texts
+from . import flags, likeness, sandbox, secret
+from .grade import Verdicts, graded_cells, handed_texts, submission_texts
 from .nbhook import verdicts_path
 from .submission import Submission
 from .sweep import sweep, sweep_stale
@@ -143,6 +143,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             raise GradeError(f"no submission of {stage} from {', '.join(unknown)} in {course / 'submitted'}")
         students = [s for s in students if s in only]
     rows = {s: Row(s) for s in students}
+    key = secret.load(course)  # seals each verdict file: export tells an edited one (``tampered``)
     verdicts: dict[str, Verdicts] = {}
     slots = list(range(1, jobs + 1))
     alone = jobs == 1 or len(students) == 1  # each submission has the machine to itself
@@ -198,7 +199,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
             verdicts[student] = found
             path = verdicts_path(course, stage, student)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(found.as_json(), encoding="utf-8")
+            path.write_text(found.sealed(key).as_json(), encoding="utf-8")
             # nbgrader's autograde would copy what the links point at (into the feedback, too): a refused
             # submission goes into the gradebook directly, a 0 in every cell, so export has its row.
             storing.submit(store_refused if found.refused else store, student)
@@ -209,7 +210,7 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     if only is None:
         _absent(course, stage, rows)
     release = Submission.read("", stage[:2], course / "release" / stage, f"{stage}.ipynb")
-    blank = likeness.fingerprints(submission_texts(release), release.values)
+    blank = likeness.fingerprints(submission_texts(release), release.values, handed_texts(course, stage))
     _copies(course, stage, rows, blank)
     summary = course / "grading" / stage / "summary.json"
     summary.parent.mkdir(parents=True, exist_ok=True)

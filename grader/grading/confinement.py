@@ -52,6 +52,14 @@ BASE_ENV = {
 }
 
 
+def tool(name: str) -> str | None:
+    """A system tool the sandbox needs (bwrap, unshare, mount, ...): on PATH, else in the system's own
+    folders (``MCP_LAB_SYSTEM_PATH``, default /usr/sbin:/usr/bin:/sbin:/bin): a grader started with a
+    bare PATH still finds its sandbox."""
+    system = os.environ.get("MCP_LAB_SYSTEM_PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+    return shutil.which(name) or shutil.which(name, path=system)
+
+
 def python_prefix() -> Path:
     """The installation whose interpreter runs the learner's code (not a virtual environment)."""
     return Path(sys.base_prefix).resolve()
@@ -70,7 +78,7 @@ def submission_uid() -> int:
 
 
 def _as_root() -> bool:
-    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+    return os.geteuid() == 0 and tool("setpriv") is not None
 
 
 # -- per-submission limits: a cgroup ------------------------------------------------------------
@@ -124,7 +132,7 @@ class Cgroup:
             return []
         script = 'for g in $CGS; do echo $$ > $g/cgroup.procs || exit 126; done; unset CGS; exec "$@"'
         folders = " ".join(str(f) for f in self.folders)
-        return [shutil.which("env") or "/usr/bin/env", f"CGS={folders}", "/bin/sh", "-c", script, "mcp-lab-cgroup"]
+        return [tool("env") or "/usr/bin/env", f"CGS={folders}", "/bin/sh", "-c", script, "mcp-lab-cgroup"]
 
     def remove(self) -> None:
         """Every process still in the cgroups is killed; the cgroups go."""
@@ -156,7 +164,7 @@ def hold_disk(folder: Path, limits: Limits = LIMITS) -> bool:
     named with the grading process's pid): what the learner's code writes there, in every cell, is
     held to that size (then ENOSPC), never the host's disk; its pages count in the submission's
     memory cgroup. Root on Linux only; False where it cannot be mounted."""
-    mount = shutil.which("mount")
+    mount = tool("mount")
     if os.geteuid() != 0 or mount is None or sys.platform != "linux":
         return False
     mode = f"{folder.stat().st_mode & 0o777:o}"
@@ -186,7 +194,7 @@ def disks(pid: int | None = None) -> list[Path]:
 
 def free_disk(folder: Path) -> None:
     """Unmount the scratch disk on ``folder`` (lazily: a process still inside loses it anyway)."""
-    umount = shutil.which("umount")
+    umount = tool("umount")
     if umount is not None:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             subprocess.run([umount, "-l", str(folder)], capture_output=True, timeout=10)
@@ -216,7 +224,7 @@ def release(pid: int | None = None) -> None:
 
 
 def prlimit_words(limits: Limits, processes: int | None) -> list[str]:
-    prlimit = shutil.which("prlimit")
+    prlimit = tool("prlimit")
     if prlimit is None:
         return []
     words = [
@@ -245,7 +253,7 @@ def _own_processes() -> int:
 @functools.cache
 def _unshare(user: tuple[str, ...]) -> str | None:
     """``unshare`` where it can make a pid namespace here (not every kernel lets a user make one)."""
-    found = shutil.which("unshare")
+    found = tool("unshare")
     if found is None:
         return None
     try:
@@ -275,5 +283,5 @@ def _own(path: Path, uid: int) -> None:
 
 
 def _setpriv(uid: int) -> list[str]:
-    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    setpriv = tool("setpriv") or "/usr/bin/setpriv"
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]

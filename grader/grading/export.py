@@ -12,6 +12,11 @@ the stored scores) and says which is which:
 | ``grading failed`` | the grader crashed or ran out of time on it: not a verdict, grade it again |
 | ``unreadable`` | a notebook was handed in that cannot be read as one |
 | ``not graded`` | handed in, but ``mcp-lab course grade`` has not been run on it yet |
+| ``tampered`` | the gradebook's automatic scores or the verdict file changed after grading: no score |
+
+A verdict file carries a seal (an HMAC keyed by the course secret) that an edit breaks; the automatic
+scores nbgrader stored must add up to the verdicts' (the instructor's manual scores and extra credit,
+set in the formgrader, are the instructor's and count as nbgrader counts them).
 
     >>> status_of(None, None, submitted=False)
     'not submitted'
@@ -32,11 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import secret
 from .grade import Verdicts, graded_cells
 from .nbhook import verdicts_path
 
 COLUMNS = ("student", "stage", "status", "score", "max_score", "flags")
-STATUSES = ("graded", "not submitted", "grading failed", "unreadable", "not graded")
+STATUSES = ("graded", "not submitted", "grading failed", "unreadable", "not graded", "tampered")
 
 
 @dataclass
@@ -78,20 +84,22 @@ def roster(course: Path) -> list[str]:
         return sorted(s.id for s in gradebook.students)
 
 
-def stored_scores(course: Path, stage: str) -> dict[str, float]:
-    """nbgrader's stored score of each student's submission of ``stage``."""
+def stored_scores(course: Path, stage: str) -> dict[str, tuple[float, float]]:
+    """nbgrader's stored score of each student's submission of ``stage``, and the automatic part of it
+    (what grading stored: the cells' ``auto_score``)."""
     if not (course / "gradebook.db").is_file():
         return {}
     from nbgrader.api import Gradebook, MissingEntry
 
-    scores: dict[str, float] = {}
+    scores: dict[str, tuple[float, float]] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         try:
             assignment = gradebook.find_assignment(stage)
         except MissingEntry:
             return {}
         for submission in assignment.submissions:
-            scores[submission.student.id] = float(submission.score)
+            auto = sum(g.auto_score or 0.0 for n in submission.notebooks for g in n.grades)
+            scores[submission.student.id] = (float(submission.score), float(auto))
     return scores
 
 
@@ -111,9 +119,20 @@ def _verdicts(course: Path, stage: str, student: str) -> Verdicts | None:
         return None
 
 
+def tampering(verdicts: Verdicts, key: bytes, stored: float, earned: float) -> str:
+    """Why the score cannot be trusted ("" where it can): the verdict file no longer holds its seal, or
+    the gradebook's automatic scores add up to another score than the verdicts give."""
+    if not verdicts.seal_holds(key):
+        return "the verdict file was changed after grading (its seal does not hold): grade it again"
+    if abs(stored - earned) > 1e-9:
+        return f"the gradebook's automatic scores give {stored:g} points; the verdicts {earned:g}: grade it again"
+    return ""
+
+
 def stage_rows(course: Path, stage: str, students: Iterable[str]) -> list[ExportRow]:
     """One row per student of ``students`` and per student who handed ``stage`` in."""
     maximum = sum(graded_cells(course, stage).values())
+    key = secret.load(course)
     summary = _summary(course, stage)
     scores = stored_scores(course, stage)
     submitted_dir = course / "submitted"
@@ -133,7 +152,11 @@ def stage_rows(course: Path, stage: str, students: Iterable[str]) -> list[Export
         score: float | None = None
         if status == "graded" and verdicts is not None:
             earned = sum(c.points for c in verdicts.cells.values() if c.status == "passed")
-            score = scores.get(student, earned)
+            score, auto = scores.get(student, (earned, earned))
+            why = tampering(verdicts, key, auto, earned)
+            if why:
+                status, score = "tampered", None
+                flags.append({"kind": "tampered", "why": why})
         elif status == "unreadable":
             score = 0.0
         shown = "; ".join(f"{f.get('kind')}: {f.get('why')}" for f in flags)

@@ -28,7 +28,8 @@ KINDS = {
     "answer-key": "the submission's code imports or runs the course's answer key (reference) or the grader, by name, "
     "through a name built of pieces, or as data (marshal, an import hook, a large encoded literal)",
     "tampering": "a cell of the notebook tries to change the course's checks, the kernel's input or graded cells "
-    "(it has no effect on the grade: the notebook is not run when graded)",
+    "(it has no effect on the grade: the notebook is not run when graded), or the submission's code wrote on "
+    "the guard's pipe what the guard did not write (or closed it)",
     "course-files": "the submission names course files (the gradebook, source/, release/, nbgrader), holds a copy "
     "of one (the secret, an instructor's notebook), or its output held the secret",
     "links": "the submission is not plain files (a symbolic or hard link, a device, a FIFO): refused, never run",
@@ -83,27 +84,67 @@ def folded(node: ast.AST) -> str | None:
 
 
 def _encoded(value: str | bytes) -> str:
-    """What a large literal of encoded data holds, as far as the scan can tell ("" if it is not one)."""
+    """What a literal holds, as far as the scan can tell: "code" (code as data: marshalled, or a pickle
+    that makes code or imports, raw or encoded in base64 or hex, compressed or not), "data" (a large
+    encoded literal of something else), or "" (text, or data too small to hide a module in)."""
+    raw = value
+    if isinstance(value, str):
+        try:
+            raw = value[:1_000_000].encode("latin-1")  # a str can hold the bytes as well (pickle protocol 0 is text)
+        except UnicodeEncodeError:
+            raw = b""
+    if _code_data(raw):  # type: ignore[arg-type]
+        return "code"
     text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
-    if len(text) < ENCODED or not _ENCODED.match(text[:100_000]):
+    if len(text) < SMALL or not _ENCODED.match(text[:100_000]):
         return ""
     import base64
     import binascii
     import zlib
 
-    raw = b""
+    decoded = b""
     compact = re.sub(r"\s+", "", text)
     for decode in (bytes.fromhex, base64.b64decode, base64.urlsafe_b64decode):
         try:
-            raw = decode(compact)  # type: ignore[operator]
+            decoded = decode(compact)  # type: ignore[operator]
             break
         except (ValueError, binascii.Error):
             continue
-    if raw[:1] == b"x":
+    if decoded[:1] == b"x":
         with contextlib.suppress(zlib.error):
-            raw = zlib.decompress(raw)
-    looks = raw[:1] in (b"\xe3", b"c") or raw[2:4] == b"\r\n" or b"def " in raw or b"import " in raw
-    return "code" if looks else "data"
+            decoded = zlib.decompress(decoded)
+    if _code_data(decoded) or (len(text) >= ENCODED and (b"def " in decoded or b"import " in decoded)):
+        return "code"
+    return "data" if len(text) >= ENCODED else ""
+
+
+SMALL = 24  # characters of an encoded literal worth decoding: a pickle that names types.CodeType is short
+# What a pickle names when it makes code, imports or runs text (pickle's find_class would look them up).
+_PICKLED_CODE = (
+    b"CodeType", b"FunctionType", b"LambdaType", b"marshal", b"exec", b"eval", b"compile", b"__import__",
+    b"importlib", b"import_module", b"getattr", b"runpy", b"subprocess", b"system", b"ctypes", b"_loads",
+)  # fmt: skip
+
+
+def _code_data(raw: bytes) -> str:
+    """What ``raw`` holds of code: "marshal" (marshal data of a code object), "pickle" (a pickle that looks up
+    a callable that makes code or imports, read by :mod:`pickletools`, never loaded), or "" (neither)."""
+    for at in (21, 25):  # 3.11's code: 5 longs, then co_code as bytes ('s'); 3.8-3.10: 6 longs
+        if raw[:1] in (b"\xe3", b"c") and len(raw) > at + 5 and raw[at] in (0x73, 0xF3):
+            counts = [int.from_bytes(raw[1 + 4 * k : 5 + 4 * k], "little") for k in range(3)]
+            if all(c < 256 for c in counts):
+                return "marshal"
+    if len(raw) < 8 or not (raw[:1] == b"\x80" or raw[:1] in (b"c", b"(", b"]", b"}")):
+        return ""
+    import pickletools
+
+    named = False
+    try:
+        for opcode, _, _ in pickletools.genops(raw[:1_000_000]):
+            named = named or opcode.name in ("GLOBAL", "STACK_GLOBAL", "INST")
+    except Exception:  # genops reads any bytes: what is not a pickle raises something
+        return ""
+    return "pickle" if named and any(name in raw for name in _PICKLED_CODE) else ""
 
 
 @dataclass(frozen=True)
@@ -165,7 +206,7 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
                 kind = _encoded(node.value)
                 if kind:
-                    what = f"{where} line {node.lineno}: a literal of {len(node.value)} characters of encoded {kind}"
+                    what = f"{where} line {node.lineno}: a literal of {len(node.value)} characters of {kind} as data"
                     flags.append(Flag("answer-key" if kind == "code" else "dynamic-code", what))
             elif isinstance(node, ast.Call):
                 func = node.func
@@ -296,8 +337,11 @@ def scan_notebook(
 
 
 def refused(whys: list[str]) -> list[Flag]:
-    """Flags from what the guard refused in one grading (:mod:`.refusals`): each refusal, once."""
-    return _unique([Flag("refused", why) for why in whys])
+    """Flags from what the guard refused in one grading (:mod:`.refusals`): each refusal, once; what
+    was on the guard's pipe that the guard did not write is ``tampering``."""
+    from .refusals import TAMPERED
+
+    return _unique([Flag("tampering", w) if w.startswith(TAMPERED) else Flag("refused", w) for w in whys])
 
 
 def _unique(flags: list[Flag]) -> list[Flag]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import errno
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -61,9 +63,22 @@ class Verdicts:
     seconds: float = 0.0
     refused: bool = False  # not plain files: never run, and never handed to nbgrader (it follows links)
     likeness: dict[str, str] = field(default_factory=dict)  # normalised answers' fingerprints (likeness.py)
+    seal: str = ""  # an HMAC of the rest, keyed by the course secret (:meth:`sealed`)
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), indent=1, ensure_ascii=False)
+
+    def _mac(self, key: bytes) -> str:
+        body = json.dumps({**asdict(self), "seal": ""}, sort_keys=True, ensure_ascii=False).encode()
+        return hmac.new(secret.Keys(key, self.student, self.stage).digest("verdicts"), body, hashlib.sha256).hexdigest()
+
+    def sealed(self, key: bytes) -> Verdicts:
+        """These verdicts with their seal: a verdict file edited afterwards no longer matches it."""
+        self.seal = self._mac(key)
+        return self
+
+    def seal_holds(self, key: bytes) -> bool:
+        return bool(self.seal) and hmac.compare_digest(self.seal, self._mac(key))
 
     @classmethod
     def from_json(cls, text: str) -> Verdicts:
@@ -256,7 +271,9 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
     submission, found = read_submission(course, stage_name, student)
     result = Verdicts(student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
     result.likeness = (
-        {} if submission.problem else likeness.fingerprints(submission_texts(submission), submission.values)
+        {}
+        if submission.problem
+        else likeness.fingerprints(submission_texts(submission), submission.values, handed_texts(course, stage_name))
     )
     points = graded_cells(course, stage_name)
     result.refused = bool(found)
@@ -318,6 +335,15 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
 def submission_texts(submission: Submission) -> dict[str, str]:
     """The learner's files as text: the notebook's modules and the files handed in beside it."""
     return {**submission.modules, **{k: v.decode("utf-8", "replace") for k, v in submission.files.items()}}
+
+
+def handed_texts(course: Path, stage_name: str) -> dict[str, str]:
+    """The learner's files as the release handed them out (stubs, stage 09's servers): what an
+    answer's own part is measured against (:func:`likeness.fingerprints`)."""
+    release = course / "release" / stage_name
+    if not release.is_dir():
+        return {}
+    return submission_texts(Submission.read("", stage_name[:2], release, f"{stage_name}.ipynb"))
 
 
 def read_submission(course: Path, stage_name: str, student: str) -> tuple[Submission, list[flags.Flag]]:

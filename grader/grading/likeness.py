@@ -14,17 +14,30 @@ answer. So a submission is fingerprinted twice, on its *normalised* answers:
     (False, True)
     >>> fingerprints({}, {"diagnosis": {"b": 1, "a": [2]}}) == fingerprints({}, {"diagnosis": {"a": [2], "b": 1}})
     True
+
+Only an answer with room for variety says anything about copying. Where the task forces answers to
+be alike (stage 09's repairs: the smallest fix of a file everyone was handed is the same for
+everyone), a file is fingerprinted only if the learner's own part of it, what differs from the file
+they were handed (``handed``), is at least :data:`MIN_VARIETY` tokens; a submission with no such
+file and no value answer has no fingerprint, and no flag:
+
+    >>> handed = {"repair_1.py": "def f(x):\\n    return x - 1\\n"}
+    >>> fingerprints({"repair_1.py": "def f(x):\\n    return x + 1\\n"}, {}, handed)
+    {}
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 import hashlib
 import json
+import re
 from typing import Any
 
 _BUILTINS = frozenset(dir(builtins))
+MIN_VARIETY = 120  # tokens of the learner's own code in a file (about ten lines) before two alike files say anything
 
 
 class _Renamer(ast.NodeTransformer):
@@ -90,8 +103,34 @@ def _data(value: Any) -> str:
         return repr(value)
 
 
-def fingerprints(files: dict[str, str], values: dict[str, Any]) -> dict[str, str]:
-    """``{"copied": ..., "similar": ...}`` of the learner's files (by name: text) and value answers."""
+def _normalised(text: str) -> list[str]:
+    """The file's code as lines, comments, layout and docstrings gone (the text itself if it does not parse)."""
+    try:
+        return ast.unparse(_without_docstrings(ast.parse(text))).splitlines()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text.splitlines()
+
+
+def own_tokens(text: str, handed: str) -> int:
+    """How many tokens of ``text`` are the learner's own: in lines that differ from the ``handed`` file's."""
+    mine, theirs = _normalised(text), _normalised(handed)
+    matcher = difflib.SequenceMatcher(a=theirs, b=mine, autojunk=False)
+    changed = [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for line in mine[j1:j2]]
+    return sum(len(re.findall(r"\w+|[^\w\s]", line)) for line in changed)
+
+
+def fingerprints(files: dict[str, str], values: dict[str, Any], handed: dict[str, str] | None = None) -> dict[str, str]:
+    """``{"copied": ..., "similar": ...}`` of the learner's files (by name: text) and value answers; with
+    ``handed`` (the files as the release gave them), a file whose own part is too small to vary is left
+    out, and ``{}`` where nothing is left."""
+    handed = handed or {}
+    files = {
+        name: text
+        for name, text in files.items()
+        if name not in handed or own_tokens(text, handed[name]) >= MIN_VARIETY
+    }
+    if not files and not values:
+        return {}
     found = {}
     for kind, renamed in (("copied", False), ("similar", True)):
         h = hashlib.sha256()

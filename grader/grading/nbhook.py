@@ -20,6 +20,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from traitlets import Bool
 
+from . import secret
 from .grade import CellVerdict, Verdicts, grade, read_submission
 
 VERDICTS = "verdicts"  # grading/STAGE/verdicts/STUDENT.json in the course folder
@@ -33,11 +34,12 @@ def load_or_grade(course: Path, stage_name: str, student: str) -> Verdicts:
     """The verdicts ``mcp-lab course grade`` left for this submission, if they are for these very files."""
     path = verdicts_path(course, stage_name, student)
     digest = read_submission(course, stage_name, student)[0].digest()
+    key = secret.load(course)
     if path.is_file():
         found = Verdicts.from_json(path.read_text(encoding="utf-8"))
-        if found.digest == digest:
+        if found.digest == digest and found.seal_holds(key):  # a file edited since is graded again
             return found
-    result = grade(course, stage_name, student)
+    result = grade(course, stage_name, student).sealed(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(result.as_json(), encoding="utf-8")
     return result

@@ -7,8 +7,8 @@ before a submission is graded, its folder is read without following a single lin
 
 - a symbolic link, a hard link (a file with another name somewhere), a device, a FIFO or a socket
   refuses the submission (flag ``links``);
-- a file byte for byte the course secret or one of the instructor's notebooks (``source/``)
-  refuses it (flag ``course-files``);
+- a file byte for byte the course secret or one of the instructor's notebooks (``source/``), or a
+  file that holds the secret anywhere in it (the notebook too), refuses it (flag ``course-files``);
 
 the refused submission gets 0 in every cell, with the reason, and never runs.
 
@@ -35,12 +35,29 @@ MAX_FILES = 2000  # entries of one submission's folder read (a submission is a n
 MAX_BYTES = 32 << 20  # a file larger than this is not compared (no course file is that large)
 
 
-def _digest(path: Path) -> str | None:
+def _read(path: Path) -> bytes | None:
     try:
         if path.stat().st_size > MAX_BYTES:
             return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return path.read_bytes()
     except OSError:
+        return None
+
+
+def _digest(path: Path) -> str | None:
+    data = _read(path)
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _holds_secret(data: bytes, key: bytes | None) -> bool:
+    """Whether ``data`` holds the course secret as its file holds it (hex, in either case)."""
+    return key is not None and (key.hex().encode() in data or key.hex().upper().encode() in data)
+
+
+def _secret(course: Path) -> bytes | None:
+    try:
+        return bytes.fromhex(secret.path(course).read_text().strip())
+    except (OSError, ValueError):
         return None
 
 
@@ -79,6 +96,7 @@ def refusals(course: Path, folder: Path) -> list[tuple[str, str]]:
     if found or os.path.realpath(folder) != expected:
         return found or [("links", f"{folder.relative_to(course)} is not where it says it is")]
     known = course_files(course)
+    key = _secret(course)
     todo, seen = [folder], 0
     while todo:
         current = todo.pop()
@@ -100,7 +118,10 @@ def refusals(course: Path, folder: Path) -> list[tuple[str, str]]:
             elif info.st_nlink > 1:
                 found.append(("links", f"{where} is a hard link ({info.st_nlink} names for one file)"))
             else:
-                digest = _digest(Path(entry.path))
+                data = _read(Path(entry.path))
+                digest = None if data is None else hashlib.sha256(data).hexdigest()
                 if digest in known:
                     found.append(("course-files", f"{where} is a copy of the course's {known[digest]}"))
+                elif data is not None and _holds_secret(data, key):
+                    found.append(("course-files", f"{where} holds the course secret"))
     return found

@@ -66,6 +66,7 @@ from .confinement import (
     python_executable,
     release,
     submission_uid,
+    tool,
 )
 from .unshared import Unshared
 
@@ -181,7 +182,7 @@ def detect(slot: int = 0) -> Runner:
         raise NoIsolation(f"MCP_LAB_SANDBOX={wanted!r}: say one of {', '.join(CHOICES)}")
     if wanted == UNSAFE:
         return Unsandboxed()
-    bwrap = shutil.which("bwrap") if sys.platform == "linux" else None
+    bwrap = tool("bwrap") if sys.platform == "linux" else None
     if wanted == "bubblewrap" and bwrap is not None:
         return Bubblewrap(bwrap, slot)
     found = Unshared.detect(slot) if sys.platform == "linux" else None

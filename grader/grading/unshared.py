@@ -30,12 +30,13 @@ import tempfile
 from collections.abc import Sequence
 
 from .bubblewrap import Bubblewrap
-from .confinement import BASE_ENV, LIMITS, Limits, _setpriv, prlimit_words, python_prefix
+from .confinement import BASE_ENV, LIMITS, Limits, _setpriv, prlimit_words, python_prefix, tool
 
 # Runs as root of the new namespaces: "$1" the empty folder that becomes the root, then triplets
 # (ro|rw|dir SOURCE TARGET), then "--" and the command. Every step must work, or nothing runs (-e).
 SETUP = r"""
 set -eu
+PATH=/usr/sbin:/usr/bin:/sbin:/bin; export PATH
 new=$1; tmp=$2; shift 2
 mount -t tmpfs -o size=64m,mode=0755,nosuid,nodev mcp-lab-root "$new"
 while [ "$1" != "--" ]; do
@@ -155,8 +156,8 @@ def _new_root() -> str:
 @functools.cache
 def _works(root: bool) -> str | None:
     """``unshare``'s path where a sandbox can be made with it here: tried once, on ``true``."""
-    found = shutil.which("unshare")
-    if found is None or shutil.which("pivot_root") is None or shutil.which("mount") is None:
+    found = tool("unshare")
+    if found is None or tool("pivot_root") is None or tool("mount") is None:
         return None
     probe = Unshared(found, 0)
     probe.as_root = root
