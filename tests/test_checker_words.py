@@ -147,3 +147,41 @@ def test_head_one_in_a_real_shell_pipeline() -> None:
     )
     assert done.returncode == 0 and done.stderr == ""
     assert len(done.stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("exhibit", "keyword"),
+    [
+        # "orders.count" keeps to MCP 2025-11-25's name characters: only the hosts' pattern refuses it.
+        ("bad_tool_names", "recommendation"),
+        # Two tools of one name break the spec's SHOULD (Tools > Tool Names).
+        ("duplicate_tool_names", "SHOULD"),
+    ],
+)
+def test_a_tool_name_warning_names_the_rule_it_breaks(exhibit: str, keyword: str) -> None:
+    from grader import gallery
+
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "check", "--json", "--", *gallery.command(exhibit)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=ENV,
+    )
+    names = {c["id"]: c for c in json.loads(done.stdout)["checks"]}["tool-names"]
+    assert names["status"] == "warn", names
+    assert names["evidence"]["keyword"] == keyword, names["evidence"]
+
+
+def test_every_rule_names_its_revision_and_a_check_of_both_eras_the_current_one() -> None:
+    from grader.checker.catalogue import CATALOGUE
+
+    revisions = ("2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26")
+    for check in CATALOGUE.values():
+        rules = [check.main, *check.also.values()]
+        for rule in rules:
+            if "MCP" in rule.source and "Wire Lab" not in rule.source:
+                assert any(r in rule.source for r in revisions), (check.id, rule.source)
+        # A check the modern session judges too cites 2026-07-28's text, not only the legacy one's.
+        if check.era == "both" and "MCP" in check.source:
+            assert "2026-07-28" in check.source, (check.id, check.source)

@@ -8,7 +8,8 @@ Every check runs ``mcp-lab check --json`` as a real process on a real server ove
 - the one-defect exhibits mark exactly the consequences their evidence shows, in JSON and in text;
 - a second, independent defect is never marked as a consequence (partial flushing is in test_flush.py);
 - a reply with a mistyped id fails id-echo even when it ends the session before id-echo's step;
-- a stray blank line after each reply is one defect, not two.
+- a stray blank line after each reply is one defect, not two;
+- with every other reply unflushed, every finding but stdout-flush is marked as its consequence.
 """
 
 from __future__ import annotations
@@ -116,3 +117,16 @@ def test_a_stray_blank_line_after_each_reply_is_reported_once() -> None:
     assert causes(report) == {"tools-call-result": "stdout-json-lines"}
     roots = [c["id"] for c in report["checks"] if c["status"] == "fail" and "caused_by" not in c]
     assert roots == ["stdout-json-lines"]
+
+
+def test_every_finding_of_replies_flushed_every_other_time_is_marked_as_the_flush() -> None:
+    # The reference with every second flush forgotten: a held reply to a session's later
+    # server/discover (never nudged) comes out with the next message, after the checker gave up.
+    report, code = check([sys.executable, str(SERVERS / "flushes_every_other.py")])
+    found = by_id(report)
+    assert code == 1 and found["stdout-flush"]["status"] == "fail"
+    assert report["checks"][0]["id"] == "stdout-flush" and "caused_by" not in report["checks"][0]
+    for collateral in ("era-mixing", "modern-unsupported-version"):
+        assert found[collateral]["status"] == "fail", found[collateral]
+    bad = {c["id"] for c in report["checks"] if c["status"] in BAD}
+    assert causes(report) == dict.fromkeys(bad - {"stdout-flush"}, "stdout-flush")

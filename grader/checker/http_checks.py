@@ -26,13 +26,12 @@ from typing import Any
 from reference.framing import encode
 
 from .context import initialize
-from .http_probe import JSON_TYPE, SESSION_HEADER, SSE_TYPE, VERSION_HEADER, Exchange, HttpProbe
+from .http_probe import FOREIGN_ORIGIN, JSON_TYPE, SESSION_HEADER, SSE_TYPE, VERSION_HEADER, Exchange, HttpProbe
 from .http_session import HttpContext
 from .probe import show
 from .stdout_rules import idless_error, judge_envelopes
 from .verdicts import Findings, Result
 
-FOREIGN_ORIGIN = "https://evil.example"
 UNSUPPORTED_VERSION = "1999-01-01"
 UNKNOWN_SESSION = "mcp-lab-check-no-such-session"
 WRONG_CREDENTIALS = "mcp-lab-check-wrong-credentials"

@@ -37,7 +37,7 @@ from reference.framing import encode
 from reference.mcp_headers import METHOD_HEADER, NAME_HEADER, NAMED_BY
 from reference.stateless import MODERN
 
-from .http_probe import SESSION_HEADER, SSE_TYPE, VERSION_HEADER, Exchange
+from .http_probe import FOREIGN_ORIGIN, SESSION_HEADER, SSE_TYPE, VERSION_HEADER, Exchange
 from .main_session import judge_tools
 from .modern_checks import cacheable_problems, discover_problems, result_type_problem
 from .modern_session import MODERN_ERRORS, UNKNOWN_VERSION, Revised, meta
@@ -401,8 +401,6 @@ class ModernHttp:
             ),
             ("an unknown method", self.post(UNKNOWN_METHOD, id="s3"), "s3", 404, (METHOD_NOT_FOUND,)),
         ]
-        from .http_checks import FOREIGN_ORIGIN  # here: http_checks imports this module's importer
-
         foreign = self.post("server/discover", id="s4", headers={"Origin": FOREIGN_ORIGIN})
         if foreign.status != 403:
             wrong.append(f"Origin: {FOREIGN_ORIGIN}: {got(foreign, 's4')}, not 403 Forbidden")

@@ -51,6 +51,9 @@ SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 MAX_BODY = 4 * 1024 * 1024  # bytes of one response body read (a longer one is cut, and says so)
 SSE_FIELDS = ("data", "event", "id", "retry")
+# The Origin of a page on another site, as a DNS-rebinding attack sends it: the transport checks of
+# both eras send it and expect 403 Forbidden (http_checks.py, http_modern.py).
+FOREIGN_ORIGIN = "https://evil.example"
 
 
 class BadUrl(ValueError):

@@ -24,8 +24,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from reference.framing import encode
+
 from .catalogue import CATALOGUE
-from .probe import Probe
+from .nudge import FLUSHED_WITHIN, PREFIX
+from .probe import Probe, show
 from .signatures import Signatures, gather
 from .verdicts import Findings, Result
 
@@ -68,6 +71,56 @@ def held_replies(results: dict[str, Result], wire: Signatures) -> dict[str, str]
         return {}
     why = "its request's reply was held in the server's stdout buffer (not flushed)"
     return {r.id: why for r in results.values() if r.status in BAD and mentions(r, wire.held)}
+
+
+def pushed_out(probes: Iterable[Probe]) -> list[str]:
+    """Requests given up on whose replies came out the moment the checker wrote its next message.
+
+    The nudge (:mod:`grader.checker.nudge`) never pings after a session's opening request
+    (``server/discover``, ``initialize``), so a held reply to one of those sent later in a session
+    (era-mixing's, modern-unsupported-version's) is not seen nudged out: it comes out with the
+    next message the server flushes, after the checker stopped waiting. That is a held reply too:
+    it arrived, stdin still open, within a moment of a later write of the checker. A request given
+    up on as work in flight (a slow tool, cancelled) is left out: it may simply have finished.
+    Each request is given as its evidence may show it: compact (as sent) and as ``json.dumps``.
+    """
+    found: list[str] = []
+    for probe in probes:
+        pending: dict[str, dict[str, Any]] = {}  # id (as JSON, typed) -> request, awaiting a reply
+        last_sent: float | None = None
+        moved_on: set[str] = set()  # awaited ids after which the checker wrote a later request
+        skip = {json.dumps(i) for i in probe.in_flight}
+        for frame in probe.frames:
+            message = _json(frame.data)
+            if not isinstance(message, dict) or "id" not in message:
+                if frame.direction == "sent":
+                    last_sent = frame.at
+                continue
+            key = json.dumps(message["id"])
+            if frame.direction == "sent":
+                if "method" in message:
+                    moved_on |= set(pending)
+                    if not str(message["id"]).startswith(PREFIX):
+                        pending[key] = message
+                last_sent = frame.at
+                continue
+            request = pending.pop(key, None) if "method" not in message else None
+            if request is None or key not in moved_on or key in skip or not frame.stdin_open:
+                continue
+            if last_sent is not None and 0 <= frame.at - last_sent <= FLUSHED_WITHIN:
+                found += [
+                    show(encode(request).rstrip(b"\n")),
+                    json.dumps(request),
+                    json.dumps(request, ensure_ascii=False),
+                ]
+    return found
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def mistyped_ids(results: dict[str, Result], wire: Signatures) -> dict[str, str]:
@@ -231,7 +284,9 @@ def order(results: list[Result]) -> list[Result]:
 
 def diagnose(probes: Iterable[Probe], findings: Findings) -> list[Result]:
     """The results, root causes first, each consequence marked ``caused_by`` its root."""
+    probes = list(probes)
     wire = gather(probes)
+    wire.held += pushed_out(probes)
     imply_roots(wire, findings)
     results = findings.results()
     causes = attribute(results, wire)

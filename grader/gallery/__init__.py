@@ -92,9 +92,10 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "Works, but after the host quits, server processes pile up (in the field, some at 100% CPU).",
         "read_lines() loops on sys.stdin.buffer.readline() forever and ignores b'' (end of "
         "input: the client closed our stdin). The gallery sleeps 50 ms per turn to spare your "
-        "CPU; the field version spins. A client SHOULD shut a stdio server down by closing its "
-        "input and waiting for it to exit (MCP 2025-11-25, Lifecycle > Shutdown): no MUST, hence "
-        "a warning. Fix: treat b'' as the end: "
+        "CPU; the field version spins. Servers SHOULD exit promptly when their standard input is "
+        "closed (MCP 2026-07-28, Transports > stdio > Shutdown), and a client SHOULD shut a stdio "
+        "server down by closing its input and waiting for it to exit (MCP 2025-11-25, Lifecycle > "
+        "Shutdown): no MUST, hence a warning. Fix: treat b'' as the end: "
         "return and exit with status 0 (iterating 'for raw in sys.stdin.buffer' does this for you).",
     ),
     (
@@ -164,8 +165,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "Asked about an order status that does not exist, the assistant says 'the tool failed' "
         "and never learns which statuses are valid.",
         "call_tool() turns every isError result (for example count_orders with an unknown status) "
-        "into a JSON-RPC -32603 error. Protocol errors go to the host, not to the model, so the "
-        "helpful text listing the valid statuses is lost. Fix: a tool that ran and failed "
+        "into a JSON-RPC -32603 error. Clients SHOULD give tool execution errors to the model and "
+        "only MAY give it protocol errors (Tools > Error Handling), so the helpful text listing the "
+        "valid statuses is likely lost. Fix: a tool that ran and failed "
         "returns a normal result with isError: true and text the model can act on.",
     ),
     (
@@ -220,7 +222,8 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "fail",
         "The server connects but the host shows no tools (or a spinner forever).",
         "initialize() answers capabilities {} while the server does serve tools/list and "
-        "tools/call. Hosts only ask for what is declared. Fix: declare "
+        "tools/call. Servers that support tools MUST declare the tools capability (Tools > "
+        "Capabilities), and hosts only ask for what is declared. Fix: declare "
         '"capabilities": {"tools": {}} (listChanged optional) whenever tools are served, and '
         "declare nothing you do not serve.",
     ),
@@ -276,8 +279,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "warn",
         "The model API rejects every request that includes the server's tools.",
         "list_tools() publishes namespaced names such as 'orders.count'. Many hosts and model "
-        "APIs accept only ^[A-Za-z0-9_-]{1,64}$, and a single bad name fails the whole request "
-        "(the spec's name rules are SHOULDs, hence a warning). "
+        "APIs accept only ^[A-Za-z0-9_-]{1,64}$, and a single bad name fails the whole request. "
+        "MCP 2025-11-25 allows the dot (Tools > Tool Names, SHOULDs), so this is the hosts' limit, "
+        "not the spec's rule: a warning. "
         "Fix: use letters, digits, _ and - only (orders_count).",
     ),
     (
@@ -286,9 +290,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "tool-names",
         "warn",
         "The model API rejects every request that includes the server's tools.",
-        "list_tools() adds an 'alias' of count_orders under the same name. Tool names must be "
-        "unique within a server; model APIs reject duplicate function names. Fix: give an "
-        "alias its own name, or leave it out. (Unique names are a SHOULD: a warning.)",
+        "list_tools() adds an 'alias' of count_orders under the same name. Tool names SHOULD be "
+        "unique within a server (Tools > Tool Names), and model APIs reject duplicate function "
+        "names. Fix: give an alias its own name, or leave it out. (A SHOULD: a warning.)",
     ),
     (
         "pretty_printed",
@@ -378,10 +382,10 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "fail",
         "Most hosts connect fine; strict ones log an unexpected message before the handshake.",
         "on_start() announces itself with a notifications/message before any request has "
-        "arrived. The line is valid JSON-RPC, but a server speaks only when spoken to: nothing "
-        "before the client's initialize, and logging notifications only once the client has "
-        "initialized and the server has declared the logging capability. Fix: log readiness to "
-        "stderr.",
+        "arrived. The line is valid JSON-RPC, but the initialization phase MUST be the first "
+        "interaction between client and server (MCP 2025-11-25, Lifecycle > Initialization), and "
+        "servers that emit log message notifications MUST declare the logging capability "
+        "(Utilities > Logging), which this one does not. Fix: log readiness to stderr.",
     ),
     (
         "third_request_breaks",
@@ -470,8 +474,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         "warn",
         "A host newer than the server cannot connect at all.",
         "negotiate() answers an unknown protocolVersion with a -32602 error. The rule is to "
-        "answer with a version the server does support (its latest) and let the client decide. "
-        "(The spec page also shows such an error as an example, so the checker warns.) Fix: "
+        "answer with another version the server supports (a MUST; it SHOULD be its latest) and let "
+        "the client decide. (The same Lifecycle page also shows such an error as its example of "
+        "an initialization error, so the checker warns.) Fix: "
         "return LATEST for an unknown version.",
     ),
     (
@@ -494,8 +499,9 @@ _TABLE: list[tuple[str, int | None, str, str, str, str]] = [
         'count_orders fails in the official SDK client with "Invalid structured content returned by '
         "tool count_orders: '3,000' is not of type 'integer'\"; the other tools work.",
         "call_tool() formats the count in structuredContent for display ('3,000', a string) while the "
-        'outputSchema says "count": {"type": "integer"}. Clients validate structuredContent against the '
-        "outputSchema and refuse the result. Fix: structuredContent is data, not display text: send "
+        'outputSchema says "count": {"type": "integer"}. Clients SHOULD validate structuredContent against '
+        "the outputSchema (the official SDK client does, and refuses the result). Fix: structuredContent is "
+        "data, not display text: send "
         "the number, and write the schema from what the tool really returns.",
     ),
     (
@@ -537,8 +543,8 @@ _MODERN_TABLE: list[tuple[str, str, str, tuple[str, ...], str, str]] = [
         "modern-resource-not-found",
         "fail",
         (),
-        "Reading a resource that does not exist shows 'error -32002' in modern clients, which have no "
-        "name for that code.",
+        "Reading a resource that does not exist shows 'error -32002' in modern clients, which expect it "
+        "only from servers of earlier revisions.",
         "read_resource() raises the legacy 'Resource not found' (-32002) for an unknown URI. 2026-07-28 retired "
         "-32002: a server of that revision MUST NOT emit it, and MUST answer an unknown resource with -32602 "
         "(Invalid params). Fix: raise -32602 with data {uri} in the modern era (-32002 stays for a legacy "
@@ -565,8 +571,10 @@ _MODERN_TABLE: list[tuple[str, str, str, tuple[str, ...], str, str]] = [
         "it connects.",
         "handle_request() drops every request that comes before initialize ('clients initialize first'), so "
         "the server/discover probe a dual-era client sends first gets no answer, and the client waits out its "
-        "timeout before it falls back to initialize. The spec expects legacy servers to answer such a probe "
-        "with an error or not at all (no keyword), hence a warning. Fix: answer a request before initialize at "
+        "timeout before it falls back to initialize. MCP 2026-07-28 (Transports > stdio > Backward "
+        "Compatibility) says legacy servers answer unknown pre-initialize requests with implementation-defined "
+        "errors or not at all, with no keyword binding them, hence a warning. Fix: answer a request before "
+        "initialize at "
         "once, with an error if nothing else (-32601 for server/discover).",
     ),
     (
