@@ -32,20 +32,11 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from .checker import CALL_TIMEOUT
-
-
-class UsageError(Exception):
-    pass
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a mistake is one line ("mcp-lab check: error: ...") and exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+from .cli_errors import Parser, UsageError
+from .clinic_cli import clinic_command
 
 
 def positive_int(text: str) -> int:
@@ -260,8 +251,6 @@ def run(argv: Sequence[str]) -> int:
     if args.command == "gallery":
         return gallery_command(args)
     if args.command == "clinic":
-        from .clinic_cli import clinic_command
-
         return clinic_command(args)
     if args.command in ("lab", "progress", "course"):
         return course_cli(args)

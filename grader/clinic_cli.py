@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 
-from .cli import UsageError
+from .cli_errors import UsageError
 
 
 def clinic_command(args: argparse.Namespace) -> int:
