@@ -112,24 +112,95 @@ def _families() -> list[str]:
     return list(FAMILIES)
 
 
+# A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,
+# a page at offset 100, the paid orders counted: something for every rule, evidence of none.
+_META = '"io.modelcontextprotocol/clientCapabilities":{}'
+KITCHEN_SINK = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
+    '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{' + _META + "}}}",
+    '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{'
+    '"io.modelcontextprotocol/protocolVersion":"2027-01-01",' + _META + "}}}",
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_orders","arguments":{"offset":100}}}',
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}',
+]
+
+
 @pytest.mark.parametrize("family", _families())
-def test_every_familys_answer_key_reproducer_shows_its_rule(family: str) -> None:
+def test_every_familys_answer_key_is_evidence_and_a_kitchen_sink_is_not(family: str) -> None:
     """The answer key keeps full marks for any salt only if each family's reproducer, in every variant,
-    makes that family's server break its rule (against the healthy server, replayed as grading does)."""
+    passes the visible evidence check with the family's rule: the server breaks it where the healthy
+    server keeps it, on lines that are a reproducer (replayed as grading does). The seven-line kitchen
+    sink, with the same right rule, never passes it: it is evidence of everything and of no rule."""
     import sys
     from concurrent.futures import ThreadPoolExecutor
 
+    from grader.course.checks.stage08 import evidence_problem, replay_pair
     from grader.grading.clinic_key import reproducer
 
-    def judged(item: tuple[int, object]) -> tuple[object, dict[str, str]]:
+    def judged(item: tuple[int, object]) -> tuple[object, object, object]:
         seed, defect = item
-        lines = reproducer(defect)  # type: ignore[arg-type]
         command = [sys.executable, "-m", "grader.course.clinic.server", "--family", family, str(seed)]
-        return defect, broken(replay(command, lines), replay(REFERENCE, lines))
+
+        def pair(lines: list) -> tuple:
+            return replay_pair(command, lines)
+
+        rule = defect.rule  # type: ignore[attr-defined]
+        key = evidence_problem("case-xx", rule, reproducer(defect), pair)  # type: ignore[arg-type]
+        return defect, key, evidence_problem("case-xx", rule, KITCHEN_SINK, pair)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for defect, found in pool.map(judged, _variants(family)):
-            assert defect.rule in found, (defect.params, found)  # type: ignore[attr-defined]
+        for defect, key, sink in pool.map(judged, _variants(family)):
+            assert key is None, (defect.params, key.text())  # type: ignore[attr-defined]
+            assert sink is not None, defect.params  # type: ignore[attr-defined]
+
+
+def _session(sent: list[bytes], received: list[bytes], early: int = 0, late: int = 0):  # type: ignore[no-untyped-def]
+    """A session by hand: the first ``early`` lines came before anything was sent, the last ``late`` after close."""
+    from grader.checker.transcript import Received, Session
+
+    items = [Received(data, early=n < early, after_close=n >= len(received) - late) for n, data in enumerate(received)]
+    return Session(sent, items)
+
+
+def test_a_line_shows_nothing_when_its_replies_are_the_references() -> None:
+    """idle_lines: a request whose replies (by id, in any JSON type of it, with their moment) are the
+    reference's shows nothing; a reply held until stdin closed, an id changed, a stdout line that is not
+    JSON written beside a reply, or an extra reply to a notification shows something."""
+    from grader.course.checks.stage08 import idle_lines
+
+    ping1, ping2 = b'{"jsonrpc":"2.0","id":1,"method":"ping"}', b'{"jsonrpc":"2.0","id":2,"method":"ping"}'
+    ok1, ok2 = b'{"jsonrpc":"2.0","id":1,"result":{}}', b'{"jsonrpc":"2.0","id":2,"result":{}}'
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    nul = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}'
+    ref = _session([ping1, ping2], [ok1, ok2])
+    assert idle_lines(ref, ref) == [0, 1]
+    assert idle_lines(_session([ping1, ping2], [ok1, ok2], late=1), ref) == [0]  # the second held back
+    assert idle_lines(_session([ping1, ping2], [b'{"jsonrpc":"2.0","id":"1","result":{}}', ok2]), ref) == [1]
+    assert idle_lines(_session([ping1, ping2], [ok1, b"calling ping", ok2]), ref) == []  # beside both replies
+    assert idle_lines(_session([ping1, ping2], [b"Server ready", ok1, ok2], early=1), ref) == [0, 1]  # a banner
+    with_note = _session([note, ping1], [ok1])
+    assert idle_lines(_session([note, ping1], [nul, ok1]), with_note) == [1]
+    assert idle_lines(with_note, with_note) == [0, 1]
+
+
+def test_evidence_of_the_rule_named_and_only_of_it() -> None:
+    """The visible check on the worked example's server: its one line is evidence of id-echo; a rule the
+    lines do not show is refused (without saying which rule they show); a line added that shows nothing
+    is named, as the lines to remove."""
+    from grader.course.checks.stage08 import evidence_problem, replay_pair
+
+    def pair(lines: list) -> tuple:
+        return replay_pair(gallery.command("id_not_echoed"), lines)
+
+    zero = '{"jsonrpc":"2.0","id":0,"method":"ping"}'
+    seven = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}'
+    assert evidence_problem("case-xx", "id-echo", [zero], pair) is None
+    wrong = evidence_problem("case-xx", "ping", [zero], pair)
+    assert wrong is not None and "does not break ping" in wrong.summary and "id-echo" not in wrong.text()
+    extra = evidence_problem("case-xx", "id-echo", [seven, zero], pair)
+    assert extra is not None and "without line 1 the case still breaks it" in extra.summary, extra.text()
 
 
 def test_every_learner_draws_a_case_of_2026_07_28_and_the_draw_is_theirs() -> None:
@@ -207,3 +278,33 @@ def test_a_rule_that_only_follows_from_the_defect_is_not_the_diagnosis(tmp_path)
     assert "ping is not the rule this server breaks: your lines show it broken, but as a consequence" in verdict("ping")
     refused = verdict("prompts-get")
     assert "prompts-get is not the rule this server breaks" in refused and "consequence" not in refused
+
+
+def test_compare_shows_a_long_reply_where_it_differs_and_the_verdict_for_a_rule(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """clinic.compare on a case whose list_orders result lacks structuredContent: the replies are longer than
+    the cut, so each is shown around its first differing byte with both lengths, and the first difference is
+    named by its JSON path; with rule=, the visible check's verdict on the lines."""
+    import json
+
+    from grader.course import clinic
+    from grader.course.clinic.draw import draw
+
+    student, case = next(
+        (student, case)
+        for student in (f"learner-{n}" for n in range(800))
+        for case in draw("self-paced", student)
+        if case.kind == "live" and case.defect.family == "structured_missing"
+    )
+    monkeypatch.setenv("MCP_LAB_STUDENT", student)
+    tool = case.defect.params["tool"]
+    arguments = {"get_order": {"order_id": 7}, "search_products": {"query": "mug"}}.get(tool, {})
+    call = json.dumps(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    )
+    clinic.compare(case.name, [call], folder=tmp_path, rule="structured-output")
+    out = capsys.readouterr().out
+    assert "differs at result.structuredContent:" in out and "(absent)" in out, out
+    assert "the other server's:" in out or "lengths:" in out, out
+    assert "evidence: yes" in out and "as evidence of structured-output: yes" in out, out

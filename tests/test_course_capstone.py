@@ -218,6 +218,11 @@ DEFECTS: dict[str, tuple[str, set[str]]] = {
         edit(SOLUTION, ("def main():\n", 'def main():\n    print("debug: starting", file=sys.stderr)\n')),
         set(),
     ),
+    # No call writes: only the connection open_shop returns shows it, and its check is the capstone's own.
+    "the shop opened with mode=rwc": (
+        edit(SOLUTION, ('.as_uri() + "?mode=ro", uri=True)', '.as_uri() + "?mode=rwc", uri=True)')),
+        {"test_own_server_check"},
+    ),
 }
 
 

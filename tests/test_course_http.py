@@ -192,3 +192,32 @@ def test_in_the_sandbox_the_server_reaches_nothing_outside(tmp_path: Path) -> No
                 assert status == 200 and body.startswith(b"refused"), (target, body)
     finally:
         outside.close()
+
+
+def test_the_lessons_sdk_snippet_runs_as_shown(tmp_path: Path) -> None:
+    """Stage 12's snippet of the official SDK's HTTP client is a whole program: saved as it is shown
+    (its imports and all), with only the URL pointed at a running server, it runs and calls the tool."""
+    import subprocess
+
+    from http_support import HttpServer
+
+    from grader.course.build import stages
+    from grader.course.notebook import parse
+
+    stage = next(s for s in stages() if s.name == "12-streamable-http")
+    cells = parse(stage.text.read_text(encoding="utf-8"), stage.name)["cells"]
+    markdown = "\n".join(c["source"] for c in cells if c["cell_type"] == "markdown")
+    blocks = [b for b in markdown.split("```python\n")[1:] if "streamable_http_client" in b]
+    assert len(blocks) == 1, "stage 12 shows one snippet of the SDK's HTTP client"
+    snippet = blocks[0].split("```")[0]
+    shown = "http://127.0.0.1:8000/mcp"
+    assert shown in snippet and "Bearer s3cret" in snippet
+    server = HttpServer(["--auth-token", "s3cret"])
+    try:
+        program = tmp_path / "snippet.py"
+        program.write_text(snippet.replace(shown, server.url), encoding="utf-8")
+        done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
+    finally:
+        assert server.stop() == 0, server.stderr()
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "'count': 341" in done.stdout, done.stdout[-2000:]

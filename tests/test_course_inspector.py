@@ -9,6 +9,7 @@ is tests/test_course_browser.py's job.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 
 from grader.checker.catalogue import CHECKS
 from grader.course import build, inspector, lab
-from grader.course.notebook import parse
+from grader.course.notebook import modules, parse
 from grader.course.timeline import Recorder, run
 from grader.course.wirediff import compare
 
@@ -110,9 +111,10 @@ def test_a_crash_shows_its_traceback_and_breaks_survives_bad_input() -> None:
 def test_a_correct_solution_matches_the_reference(tmp_path: Path) -> None:
     """Stage 03's solution server differs from the reference in name and capabilities, not in any rule."""
     stage = next(s for s in build.stages() if s.name == "03-lifecycle")
-    cell = next(c for c in parse(stage.text.read_text(encoding="utf-8"))["cells"] if c["id"] == "server")
-    source = cell["source"].replace("%%module server\n", "")
-    (tmp_path / "server.py").write_text(source.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""))
+    # server.py imports the stage's other module (modern_server.py): write every module of the stage.
+    for name, source in modules(parse(stage.text.read_text(encoding="utf-8"))).items():
+        text = source.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", "")
+        (tmp_path / f"{name}.py").write_text(text)
     script = [*HANDSHAKE, lab.request("ping", id="7"), "hello?", lab.initialize("1999-01-01", id=3)]
     mine = run([sys.executable, str(tmp_path / "server.py")], script)
     assert compare(mine, run(lab.reference(), script)) is None
@@ -234,3 +236,60 @@ def test_a_legacy_session_is_marked_legacy_from_its_initialize_on() -> None:
         ("response", "legacy"),
     ]
     assert all("{…}" not in e.summary() for e in timeline.frames())
+
+
+def test_a_reply_without_structured_content_is_a_difference_shown_whole_never_same() -> None:
+    """A clinic case whose list_orders result lacks structuredContent (hundreds of bytes shorter than the
+    reference's): the first difference names structured-output and shows where, with both lengths; a
+    server that differs only in what no rule compares (its name) still gets its first differing bytes,
+    never "same"; only byte-identical sessions are "the same"."""
+    import random
+
+    from grader.course import clinic
+    from grader.course.clinic.defects import FAMILIES
+
+    seed = next(
+        n for n in range(40) if FAMILIES["structured_missing"](random.Random(n)).params["tool"] == "list_orders"
+    )
+    case = [sys.executable, "-m", "grader.course.clinic.server", "--family", "structured_missing", str(seed)]
+    call = lab.request("tools/call", id=2, params={"name": "list_orders", "arguments": {"limit": 3}})
+    view = inspector.Inspector(case, [lab.initialize(id=1), call], against=clinic.reference())
+    text = view.text()
+    assert "First difference (step 2): structured-output" in text, text[-2000:]
+    assert "differs at result.structuredContent:" in text and "(absent)" in text
+    assert re.search(r"lengths: yours (\d+) bytes, reference (\d+) bytes", text), text[-1500:]
+    mine, theirs = map(int, re.search(r"lengths: yours (\d+) bytes, reference (\d+) bytes", text).groups())
+    assert mine < theirs
+    assert "Same as the reference" not in text and "structuredContent" in view.html()
+    # Only a name differs (the stage 03 solution's server, say): no rule, but the bytes are shown.
+    named = [sys.executable, "-c", RENAMED]
+    other = inspector.Inspector(named, [lab.initialize(id=1)], against=lab.reference()).text()
+    assert "No rule of the catalogue tells the two apart" in other and "result.serverInfo" in other, other[-1500:]
+    same = inspector.Inspector(lab.reference(), [lab.request("ping", id=1)], against=lab.reference()).text()
+    assert same.endswith("Same as the reference on every frame, byte for byte.")
+
+
+# The reference server under another name: every rule kept, the bytes of initialize's result differ.
+RENAMED = (
+    "import sys\n"
+    "import reference.server as s\n"
+    "s.SERVER_INFO['name'] = 'a-learners-shop'\n"
+    "sys.argv = ['server']\n"
+    "sys.exit(s.main())\n"
+)
+
+
+def test_plain_text_marks_a_stdout_line_that_is_not_json() -> None:
+    """The transcript (what nbclient shows), and lab.watch's lines, mark a banner on stdout as not JSON."""
+    import contextlib
+    import io
+
+    timeline = run(lab.exhibit("banner"), [lab.initialize(id=1)])
+    banner = next(line for line in timeline.text().splitlines() if "Shop server started" in line)
+    assert "<- not-json" in banner and "!! not JSON" in banner, banner
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        lab.watch(lab.exhibit("banner"), [lab.initialize(id=1)])
+    shown = next(line for line in printed.getvalue().splitlines() if "Shop server started" in line)
+    assert "not JSON" in shown, printed.getvalue()
+    assert not any("not JSON" in line for line in printed.getvalue().splitlines() if '"jsonrpc"' in line)

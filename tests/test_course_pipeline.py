@@ -47,7 +47,7 @@ STAGES = {stage.name: stage for stage in build.stages()}
 # server over its pipes watch its stdout for the whole session (a print flushed or not, at start, in a
 # handler or at exit). The SDK client's cells may lose too (it skips a stray line, or chokes on it).
 STDOUT_CELLS: dict[str, set[str]] = {
-    "03-lifecycle": {"test_handshake", "test_batches", "test_eras", "test_exit"},
+    "03-lifecycle": {"test_modern_server", "test_exit", "test_handshake", "test_batches", "test_eras"},
     "04-tools-list": {"test_served"},
     "05-tools-call": {"test_call_tool", "test_read_only", "test_mcp_lab_check"},
     "10-resources-prompts": {"test_served"},
@@ -71,6 +71,7 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ("stdout=subprocess.PIPE, stderr=subprocess.PIPE)", "stdout=subprocess.PIPE, stderr=subprocess.STDOUT)"),
         {"test_talk"},
     ),
+    ("00-shop-and-pipe", "the shop opened with mode=rwc", ('"?mode=ro"', '"?mode=rwc"'), {"test_open_shop"}),
     (
         "01-framing",
         "a missing flush",
@@ -82,6 +83,12 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         "NaN let through",
         ("allow_nan=False, separators", "allow_nan=True, separators"),
         {"test_encode"},
+    ),
+    (
+        "01-framing",
+        "read_frame keeping the carriage return of CRLF",
+        ('        if line.endswith(b"\\r"):\n            line = line[:-1]\n', ""),
+        {"test_read_frame"},
     ),
     (
         "02-messages",
@@ -103,11 +110,37 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         {"test_branches", "test_silence"},
     ),
     (
+        "02-messages",
+        "a reply to a response",
+        (
+            '("result" in message or "error" in message):\n        return None\n',
+            '("result" in message or "error" in message):\n'
+            '        return error_reply(message.get("id"), INVALID_REQUEST, "Invalid Request")\n',
+        ),
+        {"test_branches", "test_silence"},
+    ),
+    (
+        "02-messages",
+        "if id: taking id 0 for a notification",
+        ('    if "id" not in message:\n        handler', '    if not message.get("id"):\n        handler'),
+        {"test_branches", "test_id_echo", "test_error_table"},
+    ),
+    (
+        "02-messages",
+        "a bad line ending the server",
+        (
+            "    try:\n        message = decode(line)\n    except ValueError as exc:\n"
+            '        return error_reply(None, PARSE_ERROR, f"Parse error: {exc}")\n',
+            "    message = decode(line)\n",
+        ),
+        {"test_branches", "test_error_table"},
+    ),
+    (
         "03-lifecycle",
         "a print to stdout",
         (
-            "    dispatcher = make_dispatcher(Session())\n",
-            '    dispatcher = make_dispatcher(Session())\n    print("server ready", flush=True)\n',
+            "    while True:\n        line = read_frame(stdin)\n",
+            '    print("server ready", flush=True)\n    while True:\n        line = read_frame(stdin)\n',
         ),
         STDOUT_CELLS["03-lifecycle"],
     ),
@@ -115,8 +148,8 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         "03-lifecycle",
         "a print to stdout that is never flushed",
         (
-            "    dispatcher = make_dispatcher(Session())\n",
-            '    dispatcher = make_dispatcher(Session())\n    print("server ready")\n',
+            "    while True:\n        line = read_frame(stdin)\n",
+            '    print("server ready")\n    while True:\n        line = read_frame(stdin)\n',
         ),
         STDOUT_CELLS["03-lifecycle"],
     ),
@@ -127,34 +160,64 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):\n",
             "    if False:\n",
         ),
-        {"test_read_meta", "test_eras"},
+        {"test_read_meta", "test_modern_server", "test_eras"},
     ),
     (
         "03-lifecycle",
         "-32022 without the versions served",
-        ('data={"supported": [MODERN], "requested": version}', "data=None"),
-        {"test_read_meta", "test_eras"},
+        (
+            '        raise RpcError(UNSUPPORTED_VERSION, version, data={"supported": [MODERN], "requested": version})',
+            "        raise RpcError(UNSUPPORTED_VERSION, version, data=None)",
+        ),
+        {"test_read_meta", "test_modern_server", "test_eras"},
     ),
     (
         "03-lifecycle",
-        "discover without caching hints",
-        ('        "ttlMs": 60000,\n        "cacheScope": "public",\n', ""),
-        {"test_discover", "test_eras"},
+        "no caching hints on the cacheable results",
+        ('    if method in CACHEABLE:\n        out["ttlMs"] = TTL_MS\n        out["cacheScope"] = "public"\n', ""),
+        {"test_complete", "test_discover", "test_modern_server", "test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "2026-07-28 results without resultType",
+        ('    out = {"resultType": "complete", **result}\n', "    out = dict(result)\n"),
+        {"test_complete", "test_discover", "test_modern_server", "test_eras"},
     ),
     (
         "03-lifecycle",
         "the era not fixed by a 2026-07-28 request",
-        ("        session.modern = True\n", ""),
+        ('        session.era = "modern"\n', ""),
         {"test_eras"},
     ),
     (
         "03-lifecycle",
         "a 2026-07-28 request served after initialize",
         (
-            "        if session.initialize_seen:\n            raise RpcError(INVALID_REQUEST",
+            '        if session.era == "legacy":\n            raise RpcError(INVALID_REQUEST',
             "        if False:\n            raise RpcError(INVALID_REQUEST",
         ),
         {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "a plain ping that locks the legacy era",
+        (
+            "    return methods.get(request.method)\n",
+            '    session.era = "legacy"\n    return methods.get(request.method)\n',
+        ),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "a late initialize answered -32602 on a 2026-07-28 connection",
+        ('        if request.method == "initialize":\n            return modern_server.route(request)\n', ""),
+        {"test_eras"},
+    ),
+    (
+        "03-lifecycle",
+        "the Dispatcher's route passed by position",
+        ("    return Dispatcher({}, {}, route=route)\n", "    return Dispatcher({}, {}, route)\n"),
+        {"test_modern_server", "test_sdk_client"},
     ),
     (
         "03-lifecycle",
@@ -276,6 +339,15 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
             "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n    if version >=",
             "    result = tool_result(json.dumps(value, ensure_ascii=False), False)\n"
             '    result["resultType"] = "complete"\n    if version >=',
+        ),
+        {"test_own_server_check"},
+    ),
+    (  # no call writes, so only the connection open_shop returns shows it
+        "05-tools-call",
+        "my_server's shop opened with mode=rwc",
+        (
+            'Path(path).resolve().as_uri() + "?mode=ro", uri=True)',
+            'Path(path).resolve().as_uri() + "?mode=rwc", uri=True)',
         ),
         {"test_own_server_check"},
     ),
@@ -414,6 +486,23 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         "killed before it could exit",
         ("        self.process.stdin.close()\n", "        self.process.kill()\n"),
         {"test_close"},
+    ),
+    (  # the client's ids start at 1, so only a request of id 0 (the tests send one) shows it
+        "06-the-client",
+        "a reply with id 0 taken for no reply",
+        ('            elif "id" in message:\n', '            elif message.get("id"):\n'),
+        {"test_ids"},
+    ),
+    (
+        "07-stdout-hygiene",
+        "no flush after the descriptor swap",
+        (
+            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n"
+            "    sys.stdout.flush()\n"
+            "    sys.stdout = sys.stderr\n",
+            "    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())\n    sys.stdout = sys.stderr\n",
+        ),
+        {"test_protocol_stdout"},
     ),
     (
         "07-stdout-hygiene",
@@ -582,6 +671,27 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ('    if not isinstance(declared, dict) or (declared and "form" not in declared):\n', "    if False:\n"),
         {"test_ask_first"},
     ),
+    # MRTR > Error Handling: a retry that lacks the answer is asked again (the lesson's ask_first), never a yes.
+    (
+        "11-audited-writes",
+        "a retry without an answer taken for a yes",
+        (
+            "    if not isinstance(answer, dict):  # no answer to the question: ask it again\n"
+            "        return ask(key, arguments, bound, capabilities, now)\n",
+            "    if not isinstance(answer, dict):  # no answer to the question: ask it again\n        return None\n",
+        ),
+        {"test_ask_first"},
+    ),
+    # The audit's failure line printed: in the course's server that is its stdout, the protocol's channel.
+    (
+        "11-audited-writes",
+        "an audit failure printed to stdout",
+        (
+            '        log(f"audit failed ({type(exc).__name__}: {exc}); the reply to the client is unchanged")\n',
+            '        print(f"audit failed ({type(exc).__name__}: {exc}); the reply to the client is unchanged")\n',
+        ),
+        {"test_served"},
+    ),
     (
         "12-streamable-http",
         "a notification answered 200 with a body",
@@ -665,6 +775,25 @@ BUGS: list[tuple[str, str, tuple[str, str], set[str]]] = [
         ('encode(message) + b"\\n\\n"\n', 'encode(message) + b"\\n"\n'),
         {"test_sse", "test_mcp_lab_check"},
     ),
+    # A request is a message with an "id" member, whatever its value: 0 taken for "no id" skips the header check.
+    (
+        "12-streamable-http",
+        "id 0 taken for no id in a 2026-07-28 POST",
+        (
+            '        if isinstance(message, dict) and "method" in message and "id" in message:\n',
+            '        if isinstance(message, dict) and "method" in message and message.get("id"):\n',
+        ),
+        {"test_headers"},
+    ),
+    (
+        "12-streamable-http",
+        "the request's id turned into a string in a -32020 error",
+        (
+            'encode({"jsonrpc": "2.0", "id": message["id"], "error": error})',
+            'encode({"jsonrpc": "2.0", "id": str(message["id"]), "error": error})',
+        ),
+        {"test_headers"},
+    ),
 ]
 
 # The rule each bug row breaks: every cell it costs quotes this check's rule (main or one of its own
@@ -677,19 +806,28 @@ RULES: dict[str, str] = {
     "NaN let through": "stdout-strict-json",
     "a numeric id echoed as a string": "id-echo",
     "a reply to a notification": "notification-silence",
+    "the shop opened with mode=rwc": "read-only-uri",
+    "read_frame keeping the carriage return of CRLF": "framing-read",
+    "a reply to a response": "notification-silence",
+    "if id: taking id 0 for a notification": "id-echo",
+    "a bad line ending the server": "survives-bad-input",
     "a print to stdout": "stdout-json-lines",
     "a print to stdout that is never flushed": "stdout-json-lines",
     "no exit at the end of input": "exit-on-eof",
-    "no upper bound on limit": "tools-list",
+    "no upper bound on limit": "shop-contract",
     "a tool name with a dot": "tool-names",
     "a print to stdout in list_tools": "stdout-json-lines",
     "the envelope's capabilities not checked": "modern-envelope-errors",
     "-32022 without the versions served": "modern-unsupported-version",
-    "discover without caching hints": "modern-cacheable",
+    "no caching hints on the cacheable results": "modern-cacheable",
+    "2026-07-28 results without resultType": "modern-result-type",
     "the era not fixed by a 2026-07-28 request": "era-mixing",
     "a 2026-07-28 request served after initialize": "era-mixing",
+    "a plain ping that locks the legacy era": "era-mixing",
+    "a late initialize answered -32602 on a 2026-07-28 connection": "modern-removed-methods",
+    "the Dispatcher's route passed by position": "discover-result",
     "no caching hints in 2026-07-28": "modern-cacheable",
-    "a tool execution error sent as a protocol error": "tool-error-kind",
+    "a tool execution error sent as a protocol error": "shop-contract",
     "a print to stdout in a tool": "stdout-json-lines",
     "my_server reads the id of a notification named like a request": "notification-silence",
     "an unknown tool answered with an isError result costs nothing": "unknown-tool",
@@ -715,6 +853,9 @@ RULES: dict[str, str] = {
     "replies matched by order, not by id": "client-ids",
     "stderr never read": "client-stderr",
     "killed before it could exit": "client-shutdown",
+    "my_server's shop opened with mode=rwc": "read-only-uri",
+    "a reply with id 0 taken for no reply": "client-ids",
+    "no flush after the descriptor swap": "stderr-logs",
     "stdout kept, never pointed at stderr": "stdout-json-lines",
     "a child that may read the protocol's stdin": "child-stdin",
     "an unknown resource answered -32602, not -32002": "resource-not-found",
@@ -733,6 +874,8 @@ RULES: dict[str, str] = {
     "a requestState not bound to its request": "modern-request-state",
     "a requestState that never expires": "modern-request-state",
     "a cancel asked of a client that declared no elicitation": "modern-input-required",
+    "a retry without an answer taken for a yes": "modern-input-required",
+    "an audit failure printed to stdout": "stdout-json-lines",
     "cancel_order's destructiveHint left out": "write-annotations",
     "a notification answered 200 with a body": "http-notification-202",
     "an unknown session id served as a new session": "http-session",
@@ -743,12 +886,21 @@ RULES: dict[str, str] = {
     "an Mcp-Method header not checked against the body": "http-modern-headers",
     "a session id still required in 2026-07-28": "http-modern-no-session",
     "a GET answered with a stream in 2026-07-28": "http-modern-status",
+    "id 0 taken for no id in a 2026-07-28 POST": "http-modern-headers",
+    "the request's id turned into a string in a -32020 error": "id-echo",
 }
-# The checker sees a protocol error for an unknown status as a wrong answer of the shop's (its contract
-# says an unknown status is an isError result): the same evidence, the shop contract's rule.
+# Cells that meet a bug through another rule the same evidence breaks. (A protocol error for an unknown
+# status is the shop contract's in every cell: its contract says an unknown status is an isError result.)
 CELL_RULES: dict[tuple[str, str], str] = {
+    # Id 0 taken for "no id": so is a null id, which then gets no -32600 (the error table's probe).
+    ("if id: taking id 0 for a notification", "test_error_table"): "invalid-request",
+    # handle_line itself raises on the line that is not JSON: the parse rule; in the server it dies.
+    ("a bad line ending the server", "test_branches"): "parse-error",
     ("an unknown resource read as an empty contents list", "test_get_prompt"): "prompt-arguments",
-    ("a tool execution error sent as a protocol error", "test_mcp_lab_check"): "shop-contract",
+    # Over the wire each era's request is judged by that era's rule, the checker's: a result for a URI
+    # that names nothing breaks 2026-07-28's; -32602 in a legacy session breaks 2025-11-25's -32002.
+    ("an unknown resource read as an empty contents list", "test_served"): "modern-resource-not-found",
+    ("an unknown resource raised as 2026-07-28's -32602 with its URI", "test_served"): "resources-read",
     # A dot is a name character from 2025-11-25 on: the served list is not the shop's four.
     ("a tool name with a dot", "test_served"): "shop-contract",
 }
@@ -789,6 +941,9 @@ def test_every_bug_row_names_its_rule() -> None:
 CLINIC_BUGS: list[tuple[str, str, str, set[str]]] = [
     ("08-clinic-diagnosis", "one case misdiagnosed", "case-03", {"test_case_03"}),
     ("08-clinic-diagnosis", "one reproducer that shows nothing", "case-05", {"test_case_05"}),
+    # One seven-line "kitchen sink" as every live case's evidence, each with its right rule: no reproducer
+    # of the rule named, so every live case loses its point (the cells are those of the draw's live cases).
+    ("08-clinic-diagnosis", "a kitchen sink for every live case", "every live case", {"test_case_NN (live)"}),
     ("09-clinic-repair", "one server left broken", "repair_2.py", {"test_repair_2"}),
     ("09-clinic-repair", "the 2026-07-28 server left broken", "repair_5.py", {"test_repair_5"}),
 ]
@@ -1010,6 +1165,11 @@ def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, t
         value = solution_value(clinic.salt(course / "source" / name), student)
         if "misdiagnosed" in bug:
             value[target]["rule"] = "ping" if value[target]["rule"] != "ping" else "id-echo"
+        elif "kitchen sink" in bug:
+            live = [case for case, entry in value.items() if "reproduce" in entry]
+            for case in live:
+                value[case]["reproduce"] = KITCHEN_SINK
+            lost = {f"test_case_{case[-2:]}" for case in live}
         elif "reproduce" in value[target]:
             value[target]["reproduce"] = harmless_lines(course / "source" / name, student, target)
         else:
@@ -1055,6 +1215,21 @@ def test_a_repair_that_breaks_what_it_must_keep_loses_its_point(
     assert grades.lost() == lost, f"{bug}: lost {sorted(grades.lost())}, expected {sorted(lost)}"
     texts = error_texts(autograded_notebook(course, student, stage), "test_repair_3")
     assert texts and "clinic-repair:" in texts[0] and "cancel" in texts[0], texts[:1]
+
+
+# A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,
+# a page at offset 100, the paid orders counted: something for every rule, evidence of none.
+_META = '"io.modelcontextprotocol/clientCapabilities":{}'
+KITCHEN_SINK = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
+    '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{' + _META + "}}}",
+    '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{'
+    '"io.modelcontextprotocol/protocolVersion":"2027-01-01",' + _META + "}}}",
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_orders","arguments":{"offset":100}}}',
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}',
+]
 
 
 def harmless_lines(source: Path, student: str, case: str) -> list[str]:

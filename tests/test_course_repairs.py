@@ -434,6 +434,17 @@ def test_a_server_still_broken_loses_its_points(verdicts: dict[str, Failure | No
     assert "rule:" in failure.text() or failure.check == "clinic-repair"
 
 
+def test_repair_4s_failure_names_the_descriptor_fix_the_lesson_allows(verdicts: dict[str, Failure | None]) -> None:
+    """tally (a library the lesson says not to change) writes with os.write(1, ...): the fix a failure names
+    is the descriptor-level repair in the server's own main(), never print(..., file=sys.stderr)."""
+    for name in ("4-redirect-python-stdout-only", "4-tally-quiet"):
+        failure = verdicts[name]
+        assert failure is not None and failure.check.startswith("stdout-"), name
+        text = " ".join(failure.text().split())
+        assert "os.dup2(2, 1)" in text and "you do not change tally" in text, text
+        assert "file=sys.stderr" not in text, text
+
+
 def test_the_healthy_server_passes_in_the_sandbox_too(verdicts: dict[str, Failure | None]) -> None:
     assert verdicts["healthy-3 in the sandbox"] is None, verdicts["healthy-3 in the sandbox"]
 

@@ -477,11 +477,16 @@ def own_program(text: str) -> str | None:
 
 
 def solution_module(stage: str, name: str) -> str:
+    return stage_modules(stage)[name]
+
+
+def stage_modules(stage: str) -> dict[str, str]:
+    """Every ``%%module`` of a stage's solution, by name."""
     from grader.course.build import stages
     from grader.course.notebook import modules, parse
 
     found = next(s for s in stages() if s.name == stage)
-    return modules(parse(found.text.read_text(encoding="utf-8"), stage))[name]
+    return modules(parse(found.text.read_text(encoding="utf-8"), stage))
 
 
 @pytest.mark.parametrize(("stage", "text"), LESSONS, ids=[s for s, _ in LESSONS])
@@ -509,6 +514,9 @@ def test_lesson_examples_are_real(
         if program is not None:
             path = tmp_path / f"{program}.py"
             path.write_text(solution_module(stage, program), encoding="utf-8")
+            for name, source in stage_modules(stage).items():  # what it imports (stage 03: modern_server)
+                if name != program:
+                    (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
             argv = [sys.executable, str(path)]
         # The learner's server finds the shop in $MCP_LAB_DB, as the course runs it.
         wire = start_server(argv, env={**os.environ, "MCP_LAB_DB": str(shop_db)} if program else None)
@@ -536,3 +544,150 @@ def test_lesson_http_exchanges_are_real(stage: str, text: str, shop_db: Path) ->
             replay_http(options, pairs, shop_db)
         except AssertionError as exc:
             raise AssertionError(f"{stage} (markdown), the http block at line {block.line}: {exc}") from None
+
+
+# -- the signatures the lessons show ----------------------------------------------------------
+# A lesson that shows a given piece as a call (`Dispatcher(methods, notifications, ...)`) shows its
+# real parameters: a learner who copies the order must not wire `route` into `no_batch`.
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def given_pieces() -> dict[str, list[Any]]:
+    """The course's given callables by name: every public function and class of ``reference`` and of
+    ``grader.course.lab_runtime``, and (as ``Class.method``) the public methods of those classes."""
+    import inspect
+
+    import grader.course.lab_runtime as lab_runtime
+
+    found: dict[str, list[Any]] = {}
+    for package in (reference, lab_runtime):
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            try:
+                module = importlib.import_module(info.name)
+            except Exception:  # a program of the runtime that imports as a top-level package only
+                continue
+            for name, value in vars(module).items():
+                if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+                    continue
+                if inspect.isfunction(value) or inspect.isclass(value):
+                    found.setdefault(name, []).append(value)
+                if inspect.isclass(value):
+                    for method, function in vars(value).items():
+                        if not method.startswith("_") and inspect.isfunction(function):
+                            found.setdefault(f"{name}.{method}", []).append(function)
+    return found
+
+
+def learners_names(stage: str) -> set[str]:
+    """The functions and classes a stage's learner writes (or is given in their own cells)."""
+    import ast
+
+    names: set[str] = set()
+    for source in stage_modules(stage).values():
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names.add(node.name)
+    return names
+
+
+def shown_calls(text: str) -> list[tuple[str, Any]]:
+    """(the inline code, its call) for each inline code span of ``text`` that is one call."""
+    import ast
+
+    found = []
+    for match in INLINE_CODE.finditer(text):
+        code = match.group(1)
+        try:
+            tree = ast.parse(code, mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(tree, ast.Call):
+            found.append((code, tree))
+    return found
+
+
+def resolve(call: Any, pieces: dict[str, list[Any]], mine: set[str]) -> list[Any]:
+    """The given callables a shown call names: ``Name(...)``, or ``receiver.method(...)`` where the
+    receiver names the class (``dispatcher.handle_line``) or a reference module (``framing.read_frame``)."""
+    import ast
+
+    func = call.func
+    if isinstance(func, ast.Name):
+        return [] if func.id in mine else pieces.get(func.id, [])
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        receiver, method = func.value.id, func.attr
+        classes = [name for name in pieces if "." not in name and name.lower() == receiver.lower()]
+        methods = [f for cls in classes for f in pieces.get(f"{cls}.{method}", [])]
+        modules = [f for f in pieces.get(method, []) if f.__module__.rpartition(".")[2] == receiver]
+        return methods + modules
+    return []
+
+
+def signature_problem(call: Any, target: Any) -> str:
+    """Why the call as shown does not fit ``target``'s real signature ("" when it fits).
+
+    A positional argument written as the name of one of the parameters must be the parameter in that
+    place; anything else (a variable of the example, a literal, a CONSTANT, ``...``) is a value and
+    only takes up a place. Keywords must be parameters, in the signature's order."""
+    import ast
+    import inspect
+
+    parameters = list(inspect.signature(target).parameters.values())
+    if "." in target.__qualname__ and parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
+    kinds = inspect.Parameter
+    places = [p for p in parameters if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+    variadic = any(p.kind == kinds.VAR_POSITIONAL for p in parameters)
+    names = [p.name for p in parameters]
+    for index, argument in enumerate(call.args):
+        if index >= len(places):
+            return "" if variadic else f"{len(call.args)} positional arguments, it takes {len(places)}"
+        if isinstance(argument, ast.Name) and argument.id in names and argument.id != places[index].name:
+            return f"position {index + 1} is {places[index].name!r}, the text shows {argument.id!r} there"
+    shown = [k.arg for k in call.keywords if k.arg is not None]
+    if any(p.kind == kinds.VAR_KEYWORD for p in parameters):
+        shown = [k for k in shown if k in names]
+    unknown = [k for k in shown if k not in names]
+    if unknown:
+        return f"no parameter {unknown[0]!r}"
+    taken = {places[i].name for i in range(min(len(call.args), len(places)))}
+    if taken & set(shown):
+        return f"{sorted(taken & set(shown))[0]!r} given twice"
+    if shown != sorted(shown, key=names.index):
+        return f"keywords {shown} are not in the order of the parameters {names}"
+    return ""
+
+
+def signature_mismatches(stage: str, text: str, pieces: dict[str, list[Any]]) -> list[str]:
+    """Each shown call of a given piece that fits none of the callables of that name."""
+    import inspect
+
+    wrong = []
+    mine = learners_names(stage) if stage else set()
+    for code, call in shown_calls(text):
+        targets = resolve(call, pieces, mine)
+        problems = [signature_problem(call, target) for target in targets]
+        if targets and all(problems):
+            real = f"{targets[0].__qualname__}{inspect.signature(targets[0])}"
+            wrong.append(f"`{code}`: {problems[0]}; the real one is {real}")
+    return wrong
+
+
+def test_a_wrongly_ordered_signature_is_found() -> None:
+    """The check would have caught the Dispatcher of issue 30: `route` shown where `no_batch` is."""
+    pieces = given_pieces()
+    wrong = signature_mismatches("", "`Dispatcher(methods, notifications, batches_allowed, route)`", pieces)
+    assert len(wrong) == 1 and "'no_batch'" in wrong[0] and "'route'" in wrong[0], wrong
+    shown = "`Dispatcher(methods, notifications, batches_allowed=..., route=...)` `read_frame(stream)`"
+    assert signature_mismatches("", shown, pieces) == []
+    assert signature_mismatches("", "`read_frame(limit)`", pieces) != []  # a parameter out of its place
+    assert signature_mismatches("", "`RpcError(CODE, detail=..., kind=...)`", pieces) != []  # given twice
+    assert signature_mismatches("", "`dispatcher.handle_line(line, methods)`", pieces) != []  # one too many
+    assert signature_mismatches("", "`RpcError(INVALID_PARAMS, why)` `read_frame(sys.stdin.buffer)`", pieces) == []
+
+
+@pytest.mark.parametrize(("stage", "text"), LESSONS, ids=[s for s, _ in LESSONS])
+def test_lesson_signatures_are_real(stage: str, text: str) -> None:
+    """Every call of a course piece that a lesson shows in inline code has its real parameters."""
+    wrong = signature_mismatches(stage, text, given_pieces())
+    assert not wrong, f"{stage}: signatures that are not the real ones:\n" + "\n".join(wrong)

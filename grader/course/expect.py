@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 from typing import Any
 
 from grader.checker.catalogue import CATALOGUE
@@ -62,6 +61,20 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "that inherits that stdin can read, and swallow, the client's next message",
         "give every child its own stdin: subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, "
         "text=True)",
+    ),
+    "dispatcher-wiring": (
+        "the course's Dispatcher (reference/dispatch.py, a piece of this course, not of the spec): "
+        "Dispatcher(methods, notifications, batches_allowed=..., no_batch=..., log=..., route=...); an "
+        "argument in the wrong place serves the wrong function",
+        "build the Dispatcher with keyword arguments: Dispatcher(methods, notifications, "
+        "batches_allowed=..., route=route)",
+    ),
+    "stderr-logs": (
+        "MCP 2026-07-28, Transports > stdio: the server MAY write UTF-8 strings to stderr for any logging "
+        "purposes (a MAY; the course asks that what a server prints, before the descriptor swap or after it, "
+        "reach stderr, and at once: a server the host ends with SIGTERM or SIGKILL, as Shutdown allows, "
+        "flushes nothing)",
+        "in protocol_stdout(): os.dup2(2, 1), then sys.stdout.flush(), then sys.stdout = sys.stderr",
     ),
     "framing-encode": (
         "MCP 2026-07-28, Transports > stdio: messages are delimited by newlines and MUST NOT contain "
@@ -180,7 +193,8 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "then run the cell again: npx fetches the Inspector on first use (or run bench/install_corpus.sh)",
     ),
     "framing-read": (
-        "MCP 2026-07-28, Transports > stdio: one message per line; a line ends at \\n (accept \\r\\n too)",
+        "MCP 2026-07-28, Transports > stdio: messages are delimited by newlines, one message per line (the spec "
+        "names no byte: the course's read_frame ends a line at \\n and also accepts \\r\\n)",
         "stream.readline(); b'' means the other side closed the pipe (return None); strip the line ending",
     ),
     # Stage 10: resources and prompts.
@@ -191,9 +205,10 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
         "{name}; re.fullmatch the URI; unquote each value; None when it does not match",
     ),
     "resource-not-found": (
-        "MCP 2026-07-28, Resources > Error Handling: a resource that does not exist MUST be a JSON-RPC error "
-        "-32602 (never an empty contents array), the URI in data (2025-11-25 SHOULD: -32002); Security "
-        "Considerations: servers MUST validate all resource URIs",
+        "MCP 2026-07-28, Resources > Error Handling: if the requested resource does not exist, servers MUST "
+        "return -32602 (Invalid Params) and MUST NOT return an empty contents array (MCP 2025-11-25 and before: "
+        "SHOULD return -32002); the spec's example error carries the URI in data, and the course requires it; "
+        "Security Considerations: servers MUST validate all resource URIs",
         "read only the URIs the server writes itself (digits with no leading 0, expand(template, ...) == uri); "
         'for anything else raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri}): the course\'s server writes it '
         "as -32602 for a 2026-07-28 request and as -32002 for a legacy one",
@@ -244,7 +259,8 @@ LESSON_RULES: dict[str, tuple[str, str]] = {
     ),
     "write-audit": (
         "every write attempt is audited, also those refused before they run (writes off, bad arguments, an "
-        "order that does not exist): the tool, who asked (initialize's clientInfo), the outcome, why, the rows",
+        "order that does not exist): the tool, who asked (clientInfo: the request's _meta in 2026-07-28, initialize "
+        "before), the outcome, why, the rows",
         "in call_write, audit before every return and raise: 'rejected' (before it runs, or a ToolError), "
         "'failed' (any other exception), 'ok' with value['rows_changed']",
     ),
@@ -419,68 +435,6 @@ def same_json(a: Any, b: Any) -> bool:
     return a == b
 
 
-CALL_LIMIT = 4.0  # seconds a learner's function may take before the check gives up on it (pure ones take ms)
-
-
-def call(function: Any, check: str, *args: Any, limit: float | None = CALL_LIMIT, **kwargs: Any) -> Any:
-    """Call the learner's ``function``; anything it raises becomes a :class:`Failure` that says so.
-
-    The learner's functions are proxies (:mod:`grader.course.remote`): the call runs in the
-    learner's own process, and one that never returns, or ends that process, fails after
-    ``limit`` seconds instead of hanging the notebook. The learner sees their own exception and
-    the line of their code it came from, never a traceback through the course's checks.
-    """
-    from .remote import Remote, RemoteDied, RemoteTimeout
-
-    name = getattr(function, "__name__", "your function")
-    shown = ", ".join([*(show(a) for a in args), *(f"{k}={show(v)}" for k, v in kwargs.items())])
-    what = f"{name}({_cut(shown)})"
-    if not isinstance(function, Remote):  # a check's own helper: called here, as it is
-        return function(*args, **kwargs)
-    try:
-        return function.invoke(args, kwargs, CALL_LIMIT if limit is None else limit)
-    except RemoteTimeout as exc:
-        raise Failure(
-            check,
-            f"{what} did not return within {exc.limit:g} s",
-            hint="an endless loop, or a read that waits for input that never comes?",
-            stderr=function._harness.stderr(),
-        ) from None
-    except RemoteDied as exc:
-        raise Failure(
-            check, f"{what} ended the process running your code (exit status {exc.code})", stderr=exc.stderr
-        ) from None
-    except Failure:
-        raise
-    except Exception as exc:
-        failure = raised(exc, check, what)
-        failure.details.setdefault("stderr", function._harness.stderr())
-        raise failure from None
-
-
-def outcome(function: Any, check: str, *args: Any, **kwargs: Any) -> tuple[Any, BaseException | None]:
-    """Like :func:`call`, for a test that expects an exception: ``(value, None)`` when the function
-    returned, ``(None, exc)`` when it raised ``exc`` (not written yet and endless loops still fail)."""
-    try:
-        return call(function, check, *args, **kwargs), None
-    except Failure as failure:
-        if failure.cause is None or isinstance(failure.cause, NotImplementedError):
-            raise
-        return None, failure.cause
-
-
-def raised(exc: BaseException, check: str, what: str) -> Failure:
-    """The failure for the learner's code ``what`` having raised ``exc`` (kept as ``cause``)."""
-    if isinstance(exc, NotImplementedError):
-        name = what.partition("(")[0]
-        failure = Failure(check, f"{name} is not written yet (it raises NotImplementedError)")
-    else:
-        where = getattr(exc, "where", None)  # the line of the learner's code, from their process
-        failure = Failure(check, f"{what} raised {type(exc).__name__}: {exc}", where=where or _learner_frame(exc))
-    failure.cause = exc
-    return failure
-
-
 def not_written(stderr: str) -> str:
     r"""The function whose NotImplementedError ends a Python traceback in ``stderr`` ("" if none does):
     a stub still as it was handed out, in a program the checks ran.
@@ -500,20 +454,3 @@ def not_written(stderr: str) -> str:
 def not_written_yet(name: str, stderr: str = "") -> Failure:
     """The failure for a stub ``name`` that still raises, said as stages 00 to 04 say it."""
     return Failure("module", f"{name} is not written yet (it raises NotImplementedError)", stderr=stderr)
-
-
-def _cut(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _learner_frame(exc: BaseException) -> str:
-    """The last line of the traceback that is in the learner's code (a notebook cell or their file)."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    course = str(Path(__file__).resolve().parents[1])
-    theirs = [f for f in frames if not f.filename.startswith(course) and "/site-packages/" not in f.filename]
-    if not theirs:
-        return "(in the course's code)"
-    frame = theirs[-1]
-    return f"{frame.line}   (line {frame.lineno} of {Path(frame.filename).name})"

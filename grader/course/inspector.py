@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .timeline import REPLY_TIMEOUT, SETTLE, Event, Frame, Recorder, Timeline, run
-from .wirediff import Difference, compare
+from .wirediff import ContentDifference, Difference, compare, content_difference, content_lines
 
 IDLE = 600.0  # seconds after the last line typed: the live server is ended
 _LIVE: weakref.WeakSet[Recorder] = weakref.WeakSet()  # live servers, all ended when the kernel exits
@@ -92,14 +92,23 @@ def timeline_html(timeline: Timeline, first_diff: Event | None = None) -> str:
     return head + "".join(rows)
 
 
-def diff_html(diff: Difference | None) -> str:
+def diff_html(diff: Difference | None, content: ContentDifference | None = None) -> str:
+    if diff is None and content is not None:
+        return f'<div class="mcp-diff-box"><pre>{html.escape(content.text())}</pre></div>'
     if diff is None:
-        return '<div class="mcp-same">Same as the reference: every frame agrees on what the rules fix.</div>'
+        return f'<div class="mcp-same">{SAME}</div>'
     rule = diff.rule
+    both = diff.learner is not None and diff.reference is not None and diff.learner.data != diff.reference.data
+    content = (
+        f"<pre>{html.escape(chr(10).join(content_lines(diff.learner.data, diff.reference.data)))}</pre>" if both else ""
+    )
     return (
         f'<div class="mcp-diff-box"><b>First difference: <code>{diff.check}</code></b>: {html.escape(diff.why)}<br>'
-        f"<b>rule</b>: {html.escape(rule.rule)}<br><b>fix</b>: {html.escape(rule.fix)}</div>"
+        f"{content}<b>rule</b>: {html.escape(rule.rule)}<br><b>fix</b>: {html.escape(rule.fix)}</div>"
     )
+
+
+SAME = "Same as the reference on every frame, byte for byte."
 
 
 class Inspector:
@@ -118,6 +127,9 @@ class Inspector:
         self.timeline = run(self.argv, script, timeout, settle)
         self.reference = run(list(against), script, timeout, settle) if against else None
         self.diff = compare(self.timeline, self.reference) if self.reference else None
+        # Where no rule tells the two apart, the first difference in bytes is still shown: never "same"
+        # for two sessions that differ (a field the rules above do not compare, a name, an error's words).
+        self.content = content_difference(self.timeline, self.reference) if self.reference and not self.diff else None
         self.live: Recorder | None = None
         self._timer: threading.Timer | None = None
 
@@ -126,10 +138,11 @@ class Inspector:
         """The recorded session(s) as HTML: the timeline, or two columns and the first difference."""
         if self.reference is None:
             return f'{STYLE}<div class="mcp-insp">{LEGEND}{timeline_html(self.timeline)}</div>'
-        mark = self.diff.learner or self.diff.sent if self.diff else None
-        theirs = self.diff.reference if self.diff else None
+        first = self.diff or self.content
+        mark = first.learner or first.sent if first else None
+        theirs = first.reference if first else None
         return (
-            f'{STYLE}<div class="mcp-insp">{diff_html(self.diff)}{LEGEND}<div class="mcp-cols">'
+            f'{STYLE}<div class="mcp-insp">{diff_html(self.diff, self.content)}{LEGEND}<div class="mcp-cols">'
             f'<div class="mcp-col mcp-learner"><b>this server</b>{timeline_html(self.timeline, mark)}</div>'
             f'<div class="mcp-col mcp-reference"><b>the reference</b>{timeline_html(self.reference, theirs)}</div>'
             "</div></div>"
@@ -140,7 +153,7 @@ class Inspector:
         parts = [self.timeline.text()]
         if self.reference is not None:
             parts.append("the reference:\n" + self.reference.text())
-            parts.append(self.diff.text() if self.diff else "Same as the reference on every frame.")
+            parts.append(self.diff.text() if self.diff else self.content.text() if self.content else SAME)
         return "\n\n".join(parts)
 
     def live_html(self) -> str:

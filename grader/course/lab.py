@@ -219,8 +219,15 @@ def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None
     """Send ``frames`` one by one (messages, or raw lines as text or bytes) and print, with times,
     what comes back while stdin stays open; then close stdin and print what arrives after that.
 
-    A reply that shows up only after ``stdin closed`` was sitting in an unflushed buffer.
+    A reply that shows up only after ``stdin closed`` was sitting in an unflushed buffer. A stdout
+    line that is not JSON is marked so (``!! not JSON``), as the inspector marks it.
     """
+    from .timeline import line_marks
+
+    def received(item: Any) -> str:
+        marks = "".join(f"   !! {mark}" for mark in line_marks(item.line.data))
+        return f"{item.line.at:6.2f} s  <- {show(item.line.data)}{marks}"
+
     with Server(argv, judge=False) as server:  # it shows what came; the checks judge it
         probe = server.probe
         for frame in frames:
@@ -228,11 +235,12 @@ def watch(argv: Sequence[str], frames: Sequence[Any], wait: float = 0.5) -> None
             probe.send_raw(data)
             print(f"{probe.child.elapsed():6.2f} s  -> {show(data)}")
             for item in probe.read_for(wait):
-                print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
+                print(received(item))
+        closed = probe.child.elapsed()  # taken before closing: what the server writes next comes after it
         probe.close_stdin()
-        print(f"{probe.child.elapsed():6.2f} s  (stdin closed)")
+        print(f"{closed:6.2f} s  (stdin closed)")
         for item in probe.read_for(wait):
-            print(f"{item.line.at:6.2f} s  <- {show(item.line.data)}")
+            print(received(item))
         code = probe.wait_exit(wait)
         print(f"{probe.child.elapsed():6.2f} s  (exit status {code if code is not None else 'none yet'})")
 

@@ -179,6 +179,26 @@ def _decode(data: bytes) -> tuple[Any, bool, str]:
     return message, True, "not strict JSON in UTF-8 (NaN, Infinity or bad bytes)"
 
 
+def line_marks(data: bytes) -> list[str]:
+    """What stands out in a stdout line by itself (not JSON, not strict JSON, a "\\r\\n" ending): the marks
+    a transcript, the inspector and ``lab.watch`` print beside it.
+
+    >>> line_marks(b"Server ready")
+    ['not JSON: stdout must carry only JSON-RPC messages']
+    >>> line_marks(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    []
+    """
+    _, is_json, strict = _decode(data)
+    marks = []
+    if not is_json:
+        marks.append("not JSON: stdout must carry only JSON-RPC messages")
+    elif strict:
+        marks.append(strict)
+    if data.endswith(b"\r"):
+        marks.append('ends in "\\r\\n", not "\\n"')
+    return marks
+
+
 def kind_of(message: Any, is_json: bool, sent: bool) -> str:
     """What a line is. Sent by the client: request, notification, response, batch, invalid or not-json;
     written by the server: response, error, batch, server-request, server-notification, invalid or not-json."""
@@ -306,16 +326,10 @@ class Recorder:
 
     # -- receiving -------------------------------------------------------------------------------
     def _received(self, data: bytes, at: float) -> Event:
-        message, is_json, strict = _decode(data)
+        message, is_json, _ = _decode(data)
         kind = kind_of(message, is_json, sent=False)
         event = self._add("received", kind, at, data=data, message=message)
-        flags = []
-        if not is_json:
-            flags.append("not JSON: stdout must carry only JSON-RPC messages")
-        elif strict:
-            flags.append(strict)
-        if data.endswith(b"\r"):
-            flags.append('ends in "\\r\\n", not "\\n"')
+        flags = line_marks(data)
         if kind in ("response", "error"):
             flags.append(self._link(event))
         sent = self.timeline.sent(self.step)

@@ -17,11 +17,12 @@ checker's catalogue, so the learner reads the rule and the fix.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
-from grader.checker.catalogue import CHECKS, Check
+from grader.checker.catalogue import CHECKS, MODERN_CHECKS, Check
 from grader.checker.probe import same_id
 
 from .expect import code_name, describe_id
@@ -46,7 +47,7 @@ class Difference:
 
     @property
     def rule(self) -> Check:
-        return CHECKS[self.check]
+        return CHECKS.get(self.check) or MODERN_CHECKS[self.check]
 
     def text(self) -> str:
         """The difference in words: what differs, the rule it breaks, how to fix it."""
@@ -54,8 +55,11 @@ class Difference:
         lines = [f"First difference ({where}): {self.check}: {self.why}"]
         if self.sent is not None:
             lines.append(f"  sent:      {self.sent.summary()}")
-        lines.append(f"  yours:     {self.learner.summary() if self.learner else '(nothing)'}")
-        lines.append(f"  reference: {self.reference.summary() if self.reference else '(nothing)'}")
+        if self.learner is not None and self.reference is not None and self.learner.data != self.reference.data:
+            lines += content_lines(self.learner.data, self.reference.data)
+        else:
+            lines.append(f"  yours:     {self.learner.summary() if self.learner else '(nothing)'}")
+            lines.append(f"  reference: {self.reference.summary() if self.reference else '(nothing)'}")
         lines.append(f"  rule:      {self.rule.rule}")
         lines.append(f"  fix:       {self.rule.fix}")
         return "\n".join(lines)
@@ -184,10 +188,132 @@ def _results(method: str | None, a: Any, b: Any) -> tuple[str, str] | None:
         want = [t.get("name") for t in b.get("tools", [])]
         if sorted(map(str, names)) != sorted(map(str, want)):
             return "tools-list", f"tools {names}; the reference lists {want}"
-    if method == "tools/call" and isinstance(b, dict):  # noqa: SIM102 - one rule per method
+    if method == "tools/call" and isinstance(b, dict):
         if not isinstance(a, dict) or bool(a.get("isError")) != bool(b.get("isError")):
             return "tool-error-kind", "isError differs from the reference's (a tool execution error or a success)"
+        if "structuredContent" in b and "structuredContent" not in a:
+            return "structured-output", "the result carries no structuredContent; the reference's does"
+    if isinstance(a, dict) and isinstance(b, dict) and "resultType" in b and a.get("resultType") != b["resultType"]:
+        got = repr(a["resultType"]) if "resultType" in a else "none"
+        return "modern-result-type", f"resultType {got}; the reference's result says {b['resultType']!r}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in ("ttlMs", "cacheScope"):
+            if key in b and (key not in a or type(a[key]) is not type(b[key])):
+                got = repr(a[key]) if key in a else "none"
+                return "modern-cacheable", f"{key} {got}; the reference's result carries {key} {b[key]!r}"
     return None
+
+
+# -- the first difference in content: what the rules above do not tell apart, shown, never hidden --------
+WINDOW = 120  # characters shown on each side of the first differing character
+
+
+@dataclass
+class ContentDifference:
+    """Where two sessions first differ byte for byte, once no rule tells them apart (a server's name,
+    an error's words, a field the checks above do not compare): shown, so that "same" means the same."""
+
+    step: int
+    sent: Event | None
+    learner: Event | None
+    reference: Event | None
+
+    def text(self) -> str:
+        where = f"step {self.step}" if self.sent is not None else "before the first frame or after stdin closed"
+        lines = [f"No rule of the catalogue tells the two apart; the first difference in content ({where}):"]
+        if self.sent is not None:
+            lines.append(f"  sent:      {self.sent.summary()}")
+        mine = self.learner.data if self.learner is not None else b""
+        theirs = self.reference.data if self.reference is not None else b""
+        if self.learner is None or self.reference is None:
+            lines.append(f"  yours:     {self.learner.summary() if self.learner else '(nothing)'}")
+            lines.append(f"  reference: {self.reference.summary() if self.reference else '(nothing)'}")
+        else:
+            lines += content_lines(mine, theirs)
+        return "\n".join(lines)
+
+
+def content_difference(learner: Timeline, reference: Timeline) -> ContentDifference | None:
+    """The first frame whose bytes differ from the reference's in the same step (None: byte for byte the same)."""
+    for step in range(max(learner.steps, reference.steps) + 2):
+        mine = [e for e in learner.received(step) if e.direction == "received"]
+        theirs = [e for e in reference.received(step) if e.direction == "received"]
+        for a, b in zip_longest(mine, theirs):
+            if a is None or b is None or a.data != b.data:
+                return ContentDifference(step, learner.sent(step), a, b)
+    return None
+
+
+def json_path_difference(a: Any, b: Any, path: str = "") -> tuple[str, str, str] | None:
+    """(where, yours, the reference's) at the first place two JSON values differ; None when they are equal.
+
+    >>> json_path_difference({"result": {"content": [], "structuredContent": {"n": 1}}}, {"result": {"content": []}})
+    ('result.structuredContent', '{"n": 1}', '(absent)')
+    """
+    if a == b and type(a) is type(b):
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*b, *[k for k in a if k not in b]]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in a:
+                return where, "(absent)", _cut(json.dumps(b[key], ensure_ascii=False))
+            if key not in b:
+                return where, _cut(json.dumps(a[key], ensure_ascii=False)), "(absent)"
+            found = json_path_difference(a[key], b[key], where)
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for index, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = json_path_difference(x, y, f"{path}[{index}]")
+            if found:
+                return found
+        if len(a) != len(b):
+            return f"{path} (length)", str(len(a)), str(len(b))
+        return None
+    return (
+        path or "(the whole message)",
+        _cut(json.dumps(a, ensure_ascii=False)),
+        _cut(json.dumps(b, ensure_ascii=False)),
+    )
+
+
+def _cut(text: str, most: int = 2 * WINDOW) -> str:
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
+def byte_window(a: bytes, b: bytes, width: int = WINDOW) -> tuple[str, str, int]:
+    """The two lines around their first differing byte (``width`` characters each side), and its offset."""
+    at = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    start = max(0, at - width)
+
+    def window(data: bytes) -> str:
+        text = data[start : at + width].decode("utf-8", "backslashreplace")
+        before = "..." if start > 0 else ""
+        after = "..." if at + width < len(data) else ""
+        return before + text + after
+
+    return window(a), window(b), at
+
+
+def content_lines(mine: bytes, theirs: bytes, names: tuple[str, str] = ("yours", "reference")) -> list[str]:
+    """The lines that show two frames' first difference: where (a JSON path), around which byte, how long each is."""
+    width = max(len(name) for name in names) + 1
+    first, second = (f"{name + ':':<{width}}" for name in names)
+    lines = []
+    try:
+        path = json_path_difference(json.loads(mine), json.loads(theirs))
+    except ValueError:
+        path = None
+    if path is not None:
+        where, yours, reference = path
+        lines += [f"  differs at {where}:", f"    {first} {yours}", f"    {second} {reference}"]
+    shown_mine, shown_theirs, at = byte_window(mine, theirs)
+    lines += [f"  {first} {shown_mine}", f"  {second} {shown_theirs}"]
+    lines.append(
+        f"  lengths: {names[0]} {len(mine)} bytes, {names[1]} {len(theirs)} bytes; first different byte at {at}"
+    )
+    return lines
 
 
 def _method(sent: Event | None) -> str | None:

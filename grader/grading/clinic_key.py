@@ -61,13 +61,13 @@ def reproducer(defect: Defect) -> list[str | bytes]:
         method = {"unknown": "notifications/mcp-lab/unknown", "all": "notifications/initialized"}.get(
             p["which"], p["which"]
         )
-        return [json.dumps({"jsonrpc": "2.0", "method": method}), _ping(1)]
+        return [json.dumps({"jsonrpc": "2.0", "method": method})]  # its "reply" alone is the evidence
     if family == "stdout_noise":
         return [_call("count_orders", {})]
     if family in ("error_codes", "error_envelope"):
         return ['{"jsonrpc":"2.0","id":1,"method":"no/such/method"}']
     if family == "parse_reply":
-        return ["hello?", _ping(2)]
+        return ["hello?"]
     if family == "ping_body":
         return [_ping(1)]
     if family == "version_echo":

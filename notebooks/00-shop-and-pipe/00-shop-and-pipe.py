@@ -65,8 +65,9 @@ peek.close()
 # sqlite3.connect("file:/home/me/shop.db?mode=ro", uri=True)
 # ```
 #
-# Build the URI with `Path.as_uri()`: it makes the path absolute and escapes characters such as a
-# space or a `#`, which would otherwise end the path early (`#` starts a URI fragment).
+# Build the URI with `Path(path).resolve().as_uri()`: `resolve()` makes the path absolute (`as_uri()`
+# refuses a relative one), and `as_uri()` escapes characters such as a space, a `?` or a `#`, which
+# would otherwise end the path early (`?` starts the query, `#` a fragment).
 
 # %% [markdown] id=task-open
 # ### Your turn: `open_shop`
@@ -136,9 +137,10 @@ lab.check("test_count_orders")
 # %% [markdown] id=pipe-intro
 # ## 2. The pipe
 #
-# An MCP *host* (a chat app, an IDE) talks to an MCP *server* through a *transport*. The spec
-# defines two; this course uses the one called stdio. The spec (MCP 2026-07-28, Transports >
-# stdio) says:
+# An MCP *host* (a chat app, an IDE) talks to an MCP *server* through a *transport*. MCP
+# 2026-07-28 defines two standard transports, stdio and Streamable HTTP (Transports,
+# `basic/transports/index.mdx`); this course starts with stdio (stage 12 adds HTTP). The spec
+# (MCP 2026-07-28, Transports > stdio) says:
 #
 # > In the **stdio** transport, the client launches the MCP server as a subprocess.
 #
@@ -151,7 +153,7 @@ lab.check("test_count_orders")
 #
 # So a server is an ordinary program, started by the client, with two pipes that carry the
 # protocol and a third that carries its logs. No network, no port. Each message is one line of
-# JSON. Here is the first exchange of a session, a `server/discover` request ("who are you, what
+# JSON. Here is a first exchange on such a pipe, a `server/discover` request ("who are you, what
 # do you serve?") and its reply (`->` is what the client writes to the server's stdin, `<-` is what
 # the server writes to its stdout; `...` marks what is left out here):
 #
@@ -161,10 +163,14 @@ lab.check("test_count_orders")
 # ```
 #
 # Every request carries `params._meta`: the revision it speaks and what the client can do. Stage 03
-# is about that envelope; here, only the pipe matters. The pipe is the same in every revision.
+# is about that envelope; here, only the pipe matters.
 #
-# *Before 2026-07-28:* the stdio rules were the same; a request carried no `_meta`, and the
-# session began with an `initialize` handshake instead (stage 03).
+# *Before 2026-07-28:* the three sentences quoted above read almost word for word the same in
+# 2025-11-25 (Transports > stdio), and so did the framing (stage 01). What changed is who may send
+# what. MCP 2026-07-28 says "The client **MUST NOT** write JSON-RPC _responses_." and "The server
+# **MUST NOT** write JSON-RPC _requests_ to `stdout`." (stdio, Sending Messages and Receiving
+# Messages); in the legacy era either side could send requests, and answer them. A legacy request
+# carried no `_meta`, and the connection began with an `initialize` handshake instead (stage 03).
 #
 # The next cell runs the course's finished server (the *reference*) and a small client that walks
 # through a whole session: the discovery, the list of tools, a few calls, and the shutdown.
@@ -179,11 +185,16 @@ lab.demo_session()
 # - Every line is one complete JSON object. Nothing else ever appears on stdout (stage 01).
 # - Each reply carries the `id` of its request (stage 02). A message with no id, a
 #   *notification*, would get no reply at all.
-# - The session starts with `server/discover`, and every request names its revision in
-#   `params._meta` (stage 03).
+# - This client starts with `server/discover`, and every request names its revision in
+#   `params._meta` (stage 03). MCP 2026-07-28 lets a client call `server/discover` before any
+#   other request, and asks a client that also speaks the legacy era to probe with it first
+#   (Transports > stdio > Backward Compatibility; stage 06).
 # - The lines marked `stderr` are the server's logs. They travel on their own pipe and never mix
 #   with the protocol.
-# - At the end the client closes the server's stdin, and the server exits with status 0.
+# - At the end the client closes the server's stdin, and the server exits. That is the shutdown
+#   MCP 2026-07-28 asks for (Transports > stdio > Shutdown): the client **SHOULD** close the
+#   server's input first, and a server **SHOULD** exit promptly when its stdin is closed. The exit
+#   status 0 is the course's server's choice; the spec names none.
 #
 # ### Your turn: `talk`
 #
@@ -226,7 +237,8 @@ with lab.time_limit(15):  # your talk against the course's server; a hang ends a
 
 # %% test id=test_talk points=2
 # two pings (ids 1 and "abc") with a notification between them, to a small server that logs to
-# stderr: one reply per ping, in order. Hidden: other ids, 0 among them.
+# stderr: one reply per ping, in order. Hidden: other ids, 0 among them. (They are legacy messages,
+# `ping` and `notifications/initialized`: talk carries lines of either era alike.)
 lab.check("test_talk")
 
 # %% test id=test_talk_timeout points=2
@@ -238,3 +250,17 @@ lab.check("test_talk_timeout")
 #
 # A database that nothing can write to, a query that no input can rewrite, and a client that
 # speaks to a server over pipes. In stage 01 you write the layer under every message: framing.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# - `docs/specification/2026-07-28/basic/transports/index.mdx`: the opening (the standard
+#   transports) and "Messages".
+# - `docs/specification/2026-07-28/basic/transports/stdio.mdx`: the opening list, "Sending
+#   Messages", "Receiving Messages", "Shutdown", "Backward Compatibility".
+# - `docs/specification/2026-07-28/basic/index.mdx`: "`_meta`" (under "General fields"): the
+#   per-request fields every request carries.
+# - The legacy era: `docs/specification/2025-11-25/basic/transports.mdx`, "stdio".
+# - Not MCP, but this stage's other half: SQLite's "URI Filenames" page
+#   (https://www.sqlite.org/uri.html, `mode=ro`), and Python's `sqlite3` documentation on
+#   placeholders (`?`).

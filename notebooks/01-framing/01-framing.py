@@ -12,8 +12,8 @@ Stage 01 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # pipe). The course then runs its finished server with your four functions inside it, as a real
 # process, and speaks to it the way a host would.
 #
-# The rules are those of MCP 2026-07-28, the current revision; framing on stdio is the same in the
-# legacy era (2025-11-25 and before), so what you write here serves both.
+# The rules are those of MCP 2026-07-28, the current revision. The framing rules quoted below read
+# the same in the legacy era (2025-11-25, Transports > stdio), so what you write here serves both.
 
 # %% setup id=setup
 from grader.course import lab
@@ -23,20 +23,21 @@ lab.setup("01")
 # %% [markdown] id=rule
 # ## 1. One message, one line
 #
-# The spec (MCP 2026-07-28, Transports > Messages) says:
+# The spec (MCP 2026-07-28, Transports, `basic/transports/index.mdx` > Messages) says:
 #
 # > JSON-RPC messages **MUST** be UTF-8 encoded.
 #
-# and for stdio (Transports > stdio):
+# and for stdio (Transports > stdio, `basic/transports/stdio.mdx`):
 #
 # > Messages are delimited by newlines, and **MUST NOT** contain embedded newlines.
 #
 # > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
 # So a message on the wire is: one JSON object, serialised on one line, encoded as UTF-8, followed
-# by one `\n`. However much a message carries, it is one line. Here a client asks the course's
-# server how many orders are paid, and the reply is one line too, though it holds a JSON text
-# inside a string (its quotes escaped as `\"`):
+# by a newline. (The spec says "newlines" and names no byte; the course writes `\n` alone, the byte
+# every line reader splits on.) However much a message carries, it is one line. Here a client asks
+# the course's server how many orders are paid, and the reply is one line too, though it holds a
+# JSON text inside a string (its quotes escaped as `\"`):
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
@@ -93,7 +94,8 @@ print("real newlines in the output:", json.dumps(message).count("\n"))
 # - `decode(line)`: the JSON value in `line` (bytes without its line ending). Raise `ValueError`
 #   for anything that is not strict JSON in UTF-8: bad bytes, `NaN`, `Infinity`, not JSON at all.
 # - `read_frame(stream)`: read one line from a binary stream and return it without its `\n` (and
-#   without a `\r` before it: accept `\r\n` from others, never write it). At the end of the input
+#   without a `\r` before it: the spec does not say which bytes a newline is, so the course's
+#   reader also accepts `\r\n` from others, and its writer sends `\n` alone). At the end of the input
 #   `stream.readline()` returns `b""`: return `None`. An empty line is `b""`, not `None`.
 # - `write_frame(stream, message)`: write `encode(message)` to the binary stream, then flush it.
 
@@ -175,7 +177,11 @@ lab.check("test_read_frame")
 # Watch it happen. The server below (from the course's gallery of broken servers) forgets to
 # flush. It is an older server, of the legacy era, so the client opens with `initialize` and then
 # sends a `ping` (the flush bug is the same in every revision). The client waits a second for each
-# reply; the replies arrive only when stdin is closed and the server exits:
+# reply; the replies arrive only when stdin is closed and the server exits.
+#
+# No sentence of the spec mentions buffers. The rule a missing flush breaks is the reply rule: a
+# request gets a response ("the Server MUST reply with a Response", JSON-RPC 2.0, section 5), and a
+# reply still in a buffer has not been sent. The checks call this `stdout-flush`:
 
 # %% id=watch-missing-flush
 lab.watch(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)])
@@ -211,9 +217,13 @@ lab.inspect(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("pi
 # The tests below start the course's server with your `framing.py` inside it, as a child process
 # with pipes. They send requests and wait for replies with stdin still open, as a host does. If a
 # reply only comes when stdin closes, the failure says so.
+#
+# Most of them send `ping`, the legacy era's request whose reply is always `{}`. MCP 2026-07-28
+# removed it, but the course's server serves both eras (stage 03), and framing does not care which
+# era a line belongs to.
 
 # %% test id=test_flush points=2
-# Your framing in the course's server: three pings (ids 1, "abc", 42) answered at once.
+# Your framing in the course's server: three (legacy) pings, ids 1, "abc", 42, answered at once.
 # Hidden when graded: the same checks on other values.
 lab.check("test_flush")
 
@@ -230,3 +240,15 @@ lab.check("test_bad_lines")
 #
 # Four functions that every later stage stands on: your server can now *carry* any message.
 # Stage 02 decides what to *answer*: requests, notifications, and the lines that are neither.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# - `docs/specification/2026-07-28/basic/transports/index.mdx`: "Messages" (UTF-8), "Custom
+#   Transports".
+# - `docs/specification/2026-07-28/basic/transports/stdio.mdx`: the opening list (newlines, what
+#   stdout may carry), "Sending Messages", "Receiving Messages".
+# - The legacy era: `docs/specification/2025-11-25/basic/transports.mdx`, the opening and "stdio".
+# - JSON (RFC 8259): section 6 (numbers: no NaN or Infinity) and section 8.1 (UTF-8 between
+#   systems). JSON-RPC 2.0 (https://www.jsonrpc.org/specification), section 5 (a request gets a
+#   response).

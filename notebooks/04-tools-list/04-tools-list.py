@@ -44,8 +44,8 @@ lab.setup("04")
 # ```
 #
 # *Before 2026-07-28.* The capabilities came in the `initialize` result, and a `tools/list` of an
-# initialized session carries no `_meta`; its result is the list alone, without `resultType` or
-# caching hints:
+# initialized session carries no `_meta`. The course's server answers it with the list alone,
+# without `resultType` or caching hints (neither exists before 2026-07-28):
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
@@ -64,20 +64,34 @@ print(json.dumps(reference_tools[0], indent=2))
 # %% [markdown] id=names
 # ## 2. Names
 #
-# The spec's rule for names is a SHOULD: 1 to 128 characters of ASCII letters, digits, `_`, `-`
-# and `.`. Hosts are stricter. Several model APIs accept only `^[a-zA-Z0-9_-]{1,64}$` for a
+# The spec's rule for names is a SHOULD (MCP 2026-07-28, Server Features > Tools > Tool Names, the
+# same in 2025-11-25; 2025-06-18 and older have no naming rule):
+#
+# > - Tool names **SHOULD** be between 1 and 128 characters in length (inclusive).
+# > [...]
+# > - The following **SHOULD** be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits
+# >   (0-9), underscore (\_), hyphen (-), and dot (.)
+# > [...]
+# > - Tool names **SHOULD** be unique within a server.
+#
+# Hosts are stricter. Several model APIs accept only `^[a-zA-Z0-9_-]{1,64}$` for a
 # function name, and a host that forwards your list to such an API fails on the first name with a
 # dot or a space, taking every other tool down with it. The course uses the strict form:
 # letters, digits, `_` and `-`, 1 to 64 characters, and unique within the server.
 #
 # ## 3. The input schema
 #
-# Each tool has an `inputSchema`: a JSON Schema (the spec uses the 2020-12 dialect) that its
-# `arguments` must fit.
+# Each tool has an `inputSchema`: a JSON Schema that its `arguments` must fit (MCP 2026-07-28,
+# Server Features > Tools > Tool):
 #
-# > `inputSchema`: ... **MUST** be a valid JSON Schema object (not `null`)
+# > - `inputSchema`: JSON Schema defining expected parameters
+# > [...]
+# >   - Defaults to 2020-12 if no `$schema` field is present
+# >   - **MUST** be a valid JSON Schema object (not `null`)
 #
-# Its `type` is `"object"` (the arguments are always an object). Then say everything you know:
+# Its `type` is `"object"`; the schema (`schema.ts`, `Tool.inputSchema`) says why: "Tool arguments
+# are always JSON objects, so `type: "object"` is required at the root." Then say everything you
+# know:
 #
 # - `properties`: each argument, with its `type` and a `description`;
 # - `required`: the arguments that must be there;
@@ -99,15 +113,23 @@ print(json.dumps(reference_tools[0], indent=2))
 # %% [markdown] id=output
 # ## 4. The output schema, and annotations
 #
-# Since revision 2025-06-18 a tool may also declare an `outputSchema`: the shape of the JSON object
-# its result carries in `structuredContent`.
+# Since revision 2025-06-18 a tool may also declare an `outputSchema`: the shape of the value its
+# result carries in `structuredContent` (MCP 2026-07-28, Server Features > Tools > Output Schema):
 #
-# > If an output schema is provided: Servers **MUST** provide structured results that conform to this
-# > schema.
+# > If an output schema is provided:
+# >
+# > - Servers **MUST** provide structured results that conform to this schema.
+# > - Clients **SHOULD** validate structured results against this schema.
 #
-# Write it from what the tool really returns (run the cell below to see), with `type: "object"`,
-# `properties` and `required`. A client validates every result against it: a schema that is too
-# strict makes your own results invalid; one that says nothing (`{}`) tells the client nothing.
+# What that value may be depends on the revision. In 2026-07-28 `structuredContent` "can be any
+# JSON value (object, array, string, number, boolean, or null)" (Tools > Structured Content), and
+# an `outputSchema` any JSON Schema 2020-12. In 2025-06-18 and 2025-11-25 (`schema.ts`) it is a JSON
+# object, and an `outputSchema` has `type: "object"` at its root. The course's server gives the same
+# declarations to both eras, so the shop's output schemas are objects: valid in every revision.
+#
+# Write each from what the tool really returns (run the cell below to see), with `type: "object"`,
+# `properties` and `required`. A client that validates results against it (a SHOULD) refuses your
+# own results if the schema is too strict; one that says nothing (`{}`) tells the client nothing.
 #
 # *Annotations* describe what calling a tool does. Every shop tool only reads:
 #
@@ -116,9 +138,13 @@ print(json.dumps(reference_tools[0], indent=2))
 #   same as calling once;
 # - `openWorldHint: false`: it talks to the shop's database only, not to the internet.
 #
-# Hosts use them to decide what needs the user's confirmation. They are hints, and a client
-# **MUST** treat them as untrusted unless it trusts the server: your schema and your code must
-# still refuse what they should.
+# Hosts use them to decide what needs the user's confirmation. They are hints (MCP 2026-07-28,
+# Server Features > Tools > Tool):
+#
+# > For trust & safety and security, clients **MUST** consider tool annotations to
+# > be untrusted unless they come from trusted servers.
+#
+# So your schema and your code must still refuse what they should.
 
 # %% id=real-results
 from reference.shop import shop_tools
@@ -137,31 +163,52 @@ print(json.dumps(tools["search_products"].run({"query": "mug", "limit": 1}), ind
 # each description as the manual a model reads: what the tool does, when to use it, what it
 # returns, and what an error means. Give every argument a `description` too.
 #
+# Much of this is the course's contract for the shop, not the spec's rule: in MCP 2026-07-28
+# `title`, `description` and `annotations` are optional, and a schema looser than the tool breaks
+# no MUST (only an invalid one does). The checks grade it as the shop's contract, and their
+# failures say so.
+#
 # Then `valid_tool_name(name)` (the strict rule above) and `list_tools(params)`, the handler of
 # `tools/list`. The list has a single page: a `cursor` is an opaque string the server handed out
-# in `nextCursor`, and this server hands none out. So a `cursor` that is not a string is refused
-# with -32602 (`RpcError(INVALID_PARAMS, ...)`), and so is any string cursor.
+# in `nextCursor`, and this server hands none out. MCP 2026-07-28 (Server > Utilities >
+# Pagination, Error Handling): "Invalid cursors **SHOULD** result in an error with code -32602
+# (Invalid params)." A SHOULD, which the course holds you to: a `cursor` that is not a string is
+# refused with -32602 (`RpcError(INVALID_PARAMS, ...)`), and so is any string cursor.
 #
 # ### How long a client may keep the list (2026-07-28)
 #
 # A client asks for the tool list often: before every conversation, sometimes before every turn.
 # MCP 2026-07-28 lets it keep the answer (Server > Utilities > Caching):
 #
-# > Servers MUST include caching hints on results with `resultType: "complete"` returned by the
-# > following operations: `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
-# > `resources/templates/list`, `resources/read`
+# > Servers MUST include caching hints on results with `resultType: "complete"` returned by
+# > the following operations:
+# >
+# > - `server/discover`
+# > - `tools/list`
+# > - `prompts/list`
+# > - `resources/list`
+# > - `resources/templates/list`
+# > - `resources/read`
 #
 # Two hints: `ttlMs`, how many milliseconds the client may consider the list fresh (an integer, 0
 # or more: "Servers **MUST** provide a `ttlMs` value that is `>= 0`"), and `cacheScope`,
 # `"public"` when the answer is the same for every user (the shop's tools are) or `"private"`. The
 # list should also come in the same order every time, so that a cached copy and a fresh one
-# compare equal ("`tools/list` SHOULD be returned in a deterministic order").
+# compare equal (Server Features > Tools > Capabilities):
+#
+# > Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across
+# > requests when the underlying set of tools has not changed).
 #
 # So when the request is a 2026-07-28 one (its `params._meta` carries
 # `"io.modelcontextprotocol/protocolVersion"`), `list_tools` adds `"ttlMs": TTL_MS` and
 # `"cacheScope": "public"` to its result. The course's server adds `"resultType": "complete"`
-# around it, as your stage 03 server did. *Before 2026-07-28* there were no caching hints: a
-# legacy request gets the list alone.
+# around it, as your stage 03 server did.
+#
+# *Before 2026-07-28* there were no caching hints, and a legacy client reads none. The 2025-11-25
+# schema lets a result carry members it does not name (`Result` has `[key: string]: unknown`), so
+# hints on a legacy result break no rule of that revision; they only mean nothing there. The
+# course's server sends a legacy request the list alone, and so does the solution; the checks do
+# not take points for hints on a legacy list.
 
 # %% solution id=tool_list
 %%module tool_list
@@ -385,3 +432,20 @@ lab.check("test_served")
 #
 # A list a model can read and a host can trust. Stage 05 makes the tools do what their
 # descriptions promise: answers from the shop, and the two kinds of error.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):
+#
+# - `docs/specification/2026-07-28/server/tools.mdx`: Capabilities (the `tools` capability,
+#   deterministic order), Listing Tools, Data Types > Tool (`inputSchema`, `outputSchema`,
+#   annotations), Tool Names, Output Schema, Structured Content.
+# - `docs/specification/2026-07-28/server/utilities/caching.mdx`: Cacheable Results, Cacheable Model
+#   (`ttlMs`, `cacheScope`).
+# - `docs/specification/2026-07-28/server/utilities/pagination.mdx`: Error Handling (invalid
+#   cursors).
+# - `schema/2026-07-28/schema.ts`: `Tool`, `ListToolsResult`, `CacheableResult`, `ToolAnnotations`.
+# - The legacy era: `docs/specification/2025-11-25/server/tools.mdx` (Tool Names, Output Schema) and
+#   `schema/2025-11-25/schema.ts` (`Result`, `Tool.outputSchema`,
+#   `CallToolResult.structuredContent`).

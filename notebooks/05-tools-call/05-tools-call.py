@@ -23,8 +23,17 @@ lab.setup("05")
 #
 # A `tools/call` request names the tool and its `arguments`, beside the envelope every 2026-07-28
 # request carries. Its result holds `content`: a list of typed blocks, here one text block. A tool
-# that declared an `outputSchema` (stage 04) also sends the same data as a JSON object in
-# `structuredContent`; the spec (MCP 2026-07-28, Server Features > Tools):
+# that declared an `outputSchema` (stage 04) also sends the same data in `structuredContent`. What
+# that member may hold depends on the revision. MCP 2026-07-28 (Server Features > Tools > Tool
+# Result > Structured Content):
+#
+# > **Structured** content is returned as a JSON value in the `structuredContent` field of a result.
+# > This can be any JSON value (object, array, string, number, boolean, or null) that conforms to
+# > the tool's `outputSchema` if one is defined.
+#
+# In 2025-06-18 and 2025-11-25 it is a JSON object (`schema.ts`, `CallToolResult`: "An optional
+# JSON object that represents the structured result of the tool call"). The shop's tools return
+# objects, so one answer fits both eras. And, in every revision that has it:
 #
 # > For backwards compatibility, a tool that returns structured content SHOULD also return the
 # > serialized JSON in a TextContent block.
@@ -43,8 +52,20 @@ lab.setup("05")
 # <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"structuredContent":{"status":"paid","count":341},"isError":false}}
 # ```
 #
-# (The reference also puts its name in the result's `_meta`; a tools/call result needs no more
-# than you see here, and no caching hints: a call is not one of the six results a client caches.)
+# The reference also names itself in each 2026-07-28 result's `_meta` (left out above), as the spec
+# asks (MCP 2026-07-28, Base Protocol > General fields > `_meta`, Per-response protocol fields):
+#
+# > Servers **SHOULD** include the following `io.modelcontextprotocol/*` field in
+# > every result's `_meta`, unless specifically configured not to do so, to
+# > identify themselves without relying on any prior connection state:
+#
+# That field is `io.modelcontextprotocol/serverInfo`, the server's name and version:
+# `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"...","version":"..."}}`. A SHOULD, not a
+# MUST. The `call_tool` you write returns the result without it, and the course's server adds it
+# to every 2026-07-28 result it sends. `my_server.py`, at the end of this stage, puts it on its
+# `server/discover` result; on its other results it is yours to add (the checks do not grade a
+# SHOULD). No caching hints either: a call is not one of the six operations whose results carry them
+# (Server > Utilities > Caching).
 #
 # *Before 2026-07-28.* A legacy client shook hands first (stage 03) and its requests carry no
 # `_meta`; the result is the same without `resultType` (legacy results never carry one, and a
@@ -63,12 +84,15 @@ lab.setup("05")
 #
 # The spec names them (MCP 2026-07-28, Server Features > Tools, Error Handling):
 #
-# > 1. **Protocol Errors** indicate issues with the request structure itself that models are less
-# >    likely to be able to fix: Unknown tool, Malformed requests (requests that fail to satisfy
-# >    CallToolRequest schema), Server errors
-# > 2. **Tool Execution Errors** contain actionable feedback that language models can use to
-# >    self-correct and retry with adjusted parameters: API failures, Input validation errors
-# >    (e.g., date in wrong format, value out of range), Business logic errors
+# > 1. **Protocol Errors** indicate issues with the request structure itself that models are less likely to be able to fix:
+# >    - Unknown tool
+# >    - Malformed requests (requests that fail to satisfy CallToolRequest schema)
+# >    - Server errors
+# > [...]
+# > 2. **Tool Execution Errors** contain actionable feedback that language models can use to self-correct and retry with adjusted parameters:
+# >    - API failures
+# >    - Input validation errors (e.g., date in wrong format, value out of range)
+# >    - Business logic errors
 #
 # A *protocol error* is a JSON-RPC error; it goes to the host, and the model usually never sees
 # it. A *tool execution error* is a normal result with `isError: true` (and `resultType`, as every
@@ -91,19 +115,31 @@ lab.setup("05")
 # | an unknown status, an order id that does not exist | tool execution | `isError: true`, text saying what is valid |
 # | a bug in the tool (an exception you did not expect) | tool execution | `isError: true`, a short text; details to stderr |
 #
-# No error result carries `structuredContent`: there is no data to conform to the schema.
+# The spec's two lists carry no MUST: the table is the course's contract, built on them, and the
+# checks grade it. The last row is the schema's advice, not an item of the page's lists, which
+# put "Server errors" under protocol errors: `schema.ts` (`CallToolResult.isError`) says "Any
+# errors that originate from the tool SHOULD be reported inside the result object, with `isError`
+# set to true". A crash inside a tool originates from the tool, so the course answers it with
+# `isError: true` and grades that. No error result of the course's carries `structuredContent`:
+# the spec says nothing of it there, and an error has no data for the `outputSchema` to describe.
 #
-# *Before 2026-07-28.* The row about the inputSchema changed in 2025-11-25: a session that
-# negotiated 2025-06-18 or older answers arguments that break the schema with -32602, a protocol
-# error, as those revisions listed them. A server answers by the rules of the revision the request
-# is served under.
+# *Before 2026-07-28.* The row about the inputSchema differs by revision. 2025-11-25 lists "Input
+# validation errors" under tool execution errors, as 2026-07-28 does. 2025-06-18 lists "Invalid
+# arguments" under protocol errors and "Invalid input data" under tool execution errors, with no
+# MUST either way; the course chooses -32602 for a session that negotiated 2025-06-18 or older
+# (the checks and the checker accept an `isError` result there too). What is a MUST in every
+# revision since 2025-03-26 (Tools > Security Considerations): "Servers **MUST**: [...] Validate
+# all tool inputs". A server answers by the rules of the revision the request is served under.
 
 # %% [markdown] id=readonly
 # ## 3. Never written
 #
-# The server opens the shop with the read-only URI of stage 00 and runs parameterised queries
-# only. The tests below also prove it: they hash the database file, run a session of calls, some
-# of them with SQL in their arguments, and hash it again.
+# The server opens the shop with the read-only URI of stage 00 (`mode=ro`: every write fails, and a
+# missing file is an error, never a new empty database) and runs parameterised queries only. This
+# is the course's contract for the shop, not a rule of MCP. The tests below prove it: they hash the
+# database file, run a session of calls, some of them with SQL in their arguments, and hash it
+# again. `my_server.py` at the end of the stage opens the shop itself, and its test tries a write
+# on the connection `open_shop` returns (`mode=rw` or `mode=rwc` would let it through).
 
 # %% [markdown] id=task
 # ### Your turn: `shop_server.py`
@@ -389,7 +425,7 @@ print(lab.inspector_command("shop_server"))
 # | 00 | the shop opened through a `mode=ro` URI, parameterised SQL | `open_shop(path)` |
 # | 01 | one JSON message per line, UTF-8, strict JSON, a flush | `encode`, `decode`, `read_frame`, `write_frame` |
 # | 02 | the three branches, the error table, ids echoed with their type | `handle_message`, `handle_line` |
-# | 03 | the 2026-07-28 envelope, `server/discover`, one era per connection; for old clients `initialize`, version negotiation, `ping`, batches in 2025-03-26 only; exit at end of input | `Session`, `read_meta`, `discover`, `route`, `initialize`, `serve` |
+# | 03 | the 2026-07-28 envelope, `server/discover`, one era per connection (the course's choice); for old clients `initialize`, version negotiation, `ping`, batches in 2025-03-26 only; exit at end of input | `Session`, `read_meta`, `discover`, `route`, `initialize`, `serve` |
 # | 04 | the four tools' names, schemas, descriptions and annotations; `tools/list`, its caching hints in 2026-07-28 | `tool_declarations`, `list_tools` |
 # | 05 | the four tools and `tools/call`, by revision | `count_orders` ... `search_products`, `call_tool` |
 #
@@ -1189,7 +1225,8 @@ lab.watch(
 
 # %% test id=test_own_server_check points=3
 # My_server.py imports the standard library only; mcp-lab check on it, both eras: no check fails;
-# a call in 2026-07-28 and one in 2025-11-25, resultType in the first only.
+# a call in 2026-07-28 and one in 2025-11-25, resultType in the first only; open_shop's connection
+# refuses a write.
 # Hidden when graded: calls on other arguments, in 2026-07-28 and three legacy revisions, against
 # the reference's answers.
 lab.check("test_own_server_check")
@@ -1223,3 +1260,24 @@ lab.check("test_own_server_inspector")
 # An MCP server that a real host can use, of 2026-07-28 or older: it frames, answers, checks every
 # request's envelope (or shakes hands with an old client), lists and calls, and it cannot change
 # the shop. Stage 06 turns around: you write the client.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):
+#
+# - `docs/specification/2026-07-28/server/tools.mdx`: Calling Tools, Tool Result (Structured
+#   Content, Output Schema), Error Handling, Security Considerations.
+# - `docs/specification/2026-07-28/basic/index.mdx`: Responses (`resultType`), General fields >
+#   `_meta` (Per-response protocol fields: `io.modelcontextprotocol/serverInfo`).
+# - `docs/specification/2026-07-28/basic/transports/stdio.mdx`: the opening rules (stdout, stderr),
+#   Backward Compatibility (the probe a dual-era client sends first).
+# - `docs/specification/2026-07-28/basic/versioning.mdx`: Backward Compatibility with
+#   Initialization-Based Versions (how a dual-era server reads a request).
+# - `docs/specification/2026-07-28/server/utilities/caching.mdx`: Cacheable Results (the six
+#   operations).
+# - `schema/2026-07-28/schema.ts`: `CallToolResult`, `CallToolRequestParams`, `Result`.
+# - The legacy era: `docs/specification/2025-11-25/server/tools.mdx` and
+#   `docs/specification/2025-06-18/server/tools.mdx` (Error Handling, by revision),
+#   `schema/2025-11-25/schema.ts` (`CallToolResult.structuredContent`, an object),
+#   `docs/specification/2025-11-25/basic/lifecycle.mdx` (Initialization).

@@ -72,7 +72,9 @@ lab.setup("06")
 # requests at once answers whichever finishes first. So a client never takes "the next line" as the
 # answer: it reads until the reply *with its id* comes, and keeps the others (in `self.early`) for
 # whoever waits for them. Compare ids as stage 02 taught: by value *and* JSON type. The string
-# `"2"` is not the number `2`. Your ids are yours to choose; a counter from 1 is the usual choice.
+# `"2"` is not the number `2`, and `0` is an id like any other: test `"id" in message`, never the
+# truth of `message.get("id")`. Your ids are yours to choose; a counter from 1 is the usual choice,
+# and the tests also wait for a request of id `0`.
 #
 # A notification has no id, and the spec says of notifications (Base Protocol > Notifications):
 #
@@ -96,7 +98,22 @@ lab.inspect(lab.adversary("reverse"), [lab.initialize(id=1), lab.request("ping",
 # ## 4. When the server speaks first
 #
 # While you wait for your reply, the server may send a **notification** that relates to your
-# request, such as a log message (`notifications/message`). Keep it; answer nothing.
+# request (MCP 2026-07-28, Transports > stdio > Receiving Messages: "_Notifications_ that relate to
+# an in-flight request, such as `notifications/progress` and `notifications/message`"). Keep it;
+# answer nothing.
+#
+# In 2026-07-28 such a notification comes only when your request asked for it. A log message
+# (Server > Utilities > Logging, Per-request log level):
+#
+# > To receive log messages for a specific request, include
+# > `io.modelcontextprotocol/logLevel` in the request's `_meta`. The server **MUST NOT**
+# > emit `notifications/message` for a request that does not include this field.
+#
+# Progress notifications likewise need a `progressToken` in the request's `_meta`. Your client
+# sends no `logLevel` (and Logging is deprecated in 2026-07-28: the spec points servers to stderr
+# instead), so a 2026-07-28 server sends it no log messages. A legacy server may send them at any
+# time, as the one below does: before 2026-07-28 a client set the level once, with
+# `logging/setLevel`, which 2026-07-28 removed.
 #
 # It may not send a request of its own (MCP 2026-07-28, Transports > stdio):
 #
@@ -148,7 +165,9 @@ lab.watch(
 # > 3. If the server does not exit within a reasonable time, forcibly terminating the process
 # >    using the mechanism appropriate for the operating system.
 #
-# On Linux and macOS that last step is `SIGTERM`, then `SIGKILL`. A well-made server exits with
+# The same page: "On POSIX systems, forced termination typically escalates from `SIGTERM` to
+# `SIGKILL`." And of the server: "Servers **SHOULD** exit promptly when their standard input is
+# closed or reads return end-of-file." A well-made server exits with
 # status 0 as soon as its stdin closes (you wrote that in stage 03). Killing it first would cut off
 # whatever it was still writing. The signals are for servers that do not listen:
 # `process.terminate()` sends SIGTERM, `process.kill()` sends SIGKILL, and `process.wait(timeout)`
@@ -170,10 +189,14 @@ lab.watch(
 #
 # 1. A `DiscoverResult` (its `supportedVersions` lists 2026-07-28): the server is modern. Stay
 #    modern.
-# 2. A *recognised modern error*: the codes 2026-07-28 itself defines, -32020, -32021 and -32022
-#    (`UnsupportedProtocolVersionError`, whose `data.supported` lists the versions it serves). The
-#    server is modern, only not in your version. "Do **not** fall back to `initialize`": raise
-#    `ClientError`, saying which versions it serves.
+# 2. A "recognized modern JSON-RPC error such as `UnsupportedProtocolVersionError`" (-32022, whose
+#    `data.supported` lists the versions the server serves). The spec gives no closed list; this
+#    course counts the three codes 2026-07-28 itself defines, -32020, -32021 and -32022 (the
+#    course's choice). The server is modern, only not in your
+#    version. The spec: "Use one of the versions in its advertised `supported` list. Do **not**
+#    fall back to `initialize`." Your client speaks one modern version, 2026-07-28, so when the
+#    list does not hold it there is nothing to retry with: raise `ClientError`, saying which
+#    versions the server serves.
 # 3. Any other error, or no answer within a reasonable timeout: the server is legacy. Run the
 #    `initialize` handshake.
 #
@@ -192,8 +215,10 @@ lab.watch(
 # <- {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":false},...},"instructions":"...","ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-wire-lab-shop","title":"MCP Wire Lab shop","version":"0.1.0"}}}}
 # ```
 #
-# The era is a property of the server, not of one request: "Clients **SHOULD** cache the result for
-# the lifetime of the server process". Keep it in `self.era`, and the version in `self.version`.
+# The era is a property of the server, not of one request (MCP 2026-07-28, Versioning > Backward
+# Compatibility with Initialization-Based Versions): "Clients **SHOULD** cache the result for the
+# lifetime of the server process (stdio) [...]". Keep it in `self.era`, and the version in
+# `self.version`.
 
 # %% [markdown] id=fallback
 # ### The fallback: the legacy handshake
@@ -201,7 +226,10 @@ lab.watch(
 # > **Before 2026-07-28.** A legacy server expects `initialize` first (MCP 2025-11-25, Lifecycle):
 # > your revision, capabilities and name; the server answers with the revision it will use, and
 # > you send the notification `notifications/initialized`. From then on that revision holds for the
-# > whole connection, and requests carry no `_meta`. Against the course's server:
+# > whole connection, and requests carry no 2026-07-28 `_meta`: not the `initialize` either. A
+# > dual-era server (Versioning, Backward Compatibility) serves "A request carrying modern
+# > per-request `_meta` [...] statelessly according to this revision", and 2026-07-28 has no
+# > `initialize`; so set `self.era = "legacy"` before you send it. Against the course's server:
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-wire-lab-learner","version":"1.0"}}}
@@ -273,7 +301,8 @@ lab.watch(
 # <- {"jsonrpc":"2.0","id":6,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"order_id\": 9, \"status\": \"cancelled\", \"previous_status\": \"paid\", \"rows_changed\": 2}"}],"structuredContent":{"order_id":9,"status":"cancelled","previous_status":"paid","rows_changed":2},"isError":false,...}}
 # ```
 #
-# The rules are the client's (MCP 2026-07-28, Multi Round-Trip Requests > Client Requirements):
+# The rules are the client's (MCP 2026-07-28, Multi Round-Trip Requests > Client Requirements
+# (Basic Workflow)):
 #
 # > If a client receives an `InputRequiredResult` that contains the `inputRequests` field, the
 # > client **MUST** construct the requested inputs before retrying the original request.
@@ -589,7 +618,8 @@ lab.check("test_launch")
 lab.check("test_handshake")
 
 # %% test id=test_ids points=3
-# Replies out of order and forged string ids: ping, tools/list, ping, waited for in order.
+# Replies out of order and forged string ids: ping, tools/list, ping, waited for in order; then a
+# request of id 0 (0 is an id).
 # Hidden when graded: the same checks on other values.
 lab.check("test_ids")
 
@@ -656,3 +686,24 @@ lab.check("test_input_required")
 #
 # Stage 07 turns to the most common reason a real server fails to connect: something else on its
 # stdout.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):
+#
+# - `docs/specification/2026-07-28/basic/transports/stdio.mdx`: the opening rules, Receiving
+#   Messages, Shutdown, Backward Compatibility (the probe and the fallback).
+# - `docs/specification/2026-07-28/basic/versioning.mdx`: Backward Compatibility with
+#   Initialization-Based Versions (the era is the server's; how a dual-era server reads a request;
+#   the compatibility matrix).
+# - `docs/specification/2026-07-28/basic/index.mdx`: Responses (ids), Notifications, the `_meta`
+#   of General fields (Per-request protocol fields), Error Codes.
+# - `docs/specification/2026-07-28/basic/patterns/mrtr.mdx`: Client Requirements (`inputRequests`,
+#   `requestState`, a new id), and `schema/2026-07-28/schema.ts` `InputRequiredResult`,
+#   `InputResponses`.
+# - `docs/specification/2026-07-28/basic/patterns/cancellation.mdx`: Timeouts.
+# - `docs/specification/2026-07-28/server/utilities/logging.mdx`: Per-request log level
+#   (`notifications/message` only for a request with `io.modelcontextprotocol/logLevel`).
+# - The legacy era: `docs/specification/2025-11-25/basic/lifecycle.mdx` (Initialization) and
+#   `docs/specification/2025-11-25/basic/utilities/ping.mdx`.

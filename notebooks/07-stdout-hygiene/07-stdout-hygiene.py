@@ -9,7 +9,11 @@ Stage 07 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
-# The rule is word for word the one of 2025-11-25: stdout hygiene is the same in every revision.
+# The rule is word for word the one of 2025-11-25 (Transports > stdio): stdout hygiene is the same in
+# both eras. Logs have their place on the same page:
+#
+# > The server **MAY** write UTF-8 strings to `stderr` for any logging purposes
+# > including informational, debug, and error messages.
 #
 # In this stage you make a polluted server quiet, in a way that survives code you do not control,
 # and then write a check of your own that tells a clean stdout from a dirty one.
@@ -55,7 +59,12 @@ lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2
 #    anyone (`print`, a library, a C extension, every child process) goes to stderr.
 # 3. `sys.stdout.flush()`, now and not before: whatever was printed earlier and still sits in
 #    Python's buffer goes out through descriptor 1, which is stderr now. Flushed *before* step 2,
-#    it would land in the protocol stream, the one place it must not go.
+#    it would land in the protocol stream, the one place it must not go. Not flushed at all, it
+#    waits in the buffer until the process exits cleanly, and is lost when it does not: a host
+#    that ends a server the spec's way (Transports > stdio > Shutdown: "forced termination
+#    typically escalates from `SIGTERM` to `SIGKILL`") leaves Python no time to flush. The spec's
+#    word for stderr is a MAY; that nothing you print is lost is the course's demand, and its tests
+#    end a server without clean-up to see it.
 # 4. `sys.stdout = sys.stderr`, so that Python-level writes follow, without buffering surprises.
 #
 # The protocol messages go to the saved stream; everything else is a log line on stderr, where the
@@ -139,7 +148,8 @@ if __name__ == "__main__":
     sys.exit(main())
 
 # %% test id=test_protocol_stdout points=3
-# Protocol_stdout(): a print, os.system and a Python child all land on stderr.
+# Protocol_stdout(): a print from before it, then a print, os.system and a Python child all land on
+# stderr, even when the process ends without clean-up.
 lab.check("test_protocol_stdout")
 
 # %% test id=test_setup_logging points=1
@@ -258,3 +268,17 @@ lab.check("test_hygiene_random")
 # ```
 #
 # The next two stages are the clinic: servers with one defect each, and no names to give it away.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):
+#
+# - `docs/specification/2026-07-28/basic/transports/stdio.mdx`: the opening rules (newline-delimited
+#   messages, stdout for MCP messages only, stderr for logs), Shutdown.
+# - `docs/specification/2026-07-28/basic/index.mdx`: the JSON-RPC message formats a clean line must
+#   hold.
+# - `docs/specification/2026-07-28/server/utilities/logging.mdx`: the deprecation note (log to
+#   `stderr` on stdio).
+# - The legacy era: `docs/specification/2025-11-25/basic/transports.mdx`, stdio (the same stdout and
+#   stderr rules).

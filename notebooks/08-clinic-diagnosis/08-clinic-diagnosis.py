@@ -69,14 +69,18 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # `io.modelcontextprotocol/clientCapabilities`; `io.modelcontextprotocol/clientInfo` says who the
 # client is. So `"protocolVersion":"2026-07-28"` in a log is the revision of that one request.
 #
-# **Every result says what it is.** The spec (MCP 2026-07-28, Base Protocol > Messages > Responses):
+# **Every result says what it is.** The spec (MCP 2026-07-28, Base Protocol > Messages > Responses >
+# Result Responses):
 #
 # > The `result` **MUST** include a `resultType` field to indicate the type of the result.
 #
-# `"complete"` for a finished answer. The lists and `server/discover` also carry caching hints,
-# `ttlMs` and `cacheScope`, and the server names itself in the result's `_meta`. A host's first
-# request is the probe `server/discover` (on stdio a client of both eras **SHOULD** send it first);
-# then it lists the tools and calls them:
+# `"complete"` for a finished answer. The results of `server/discover`, `tools/list`,
+# `prompts/list`, `resources/list`, `resources/templates/list` and `resources/read` also carry
+# caching hints, `ttlMs` and `cacheScope` (MCP 2026-07-28, Utilities > Caching: servers **MUST**
+# include them), and a server **SHOULD** name itself in each result's `_meta`
+# (`io.modelcontextprotocol/serverInfo`, changelog item 2). A host of both eras opens with the probe
+# `server/discover` (on stdio such a client **SHOULD** send it before any other request: Transports >
+# stdio > Backward Compatibility); then it lists the tools and calls them:
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"claude-ai","version":"1.4.2"}}}}
@@ -96,9 +100,22 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # <- {"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version: 2027-01-01 (...)","data":{"supported":["2026-07-28"],"requested":"2027-01-01"}}}
 # ```
 #
-# **One era per connection.** A request of the other era on a connection (an `initialize` after a
-# request with `_meta`, or the reverse) must still get an answer, an error that says why, never
-# silence: a request **MUST** get a response (JSON-RPC 2.0, section 4.1).
+# **Two eras on one connection.** A server may speak both eras. The spec (MCP 2026-07-28,
+# Versioning > Backward Compatibility with Initialization-Based Versions):
+#
+# > A dual-era server **MAY** serve both eras concurrently on the same endpoint or process.
+#
+# It does not require a server to hold a connection to one era. The course's server chooses to, as
+# the official SDKs do: on stdio, the first request that carries the 2026-07-28 `_meta` fixes the
+# process to the new era, and an `initialize` fixes it to the legacy one (a plain `ping` or
+# `tools/list` before either is served the legacy way and fixes nothing). After that, a request of
+# the other era gets an error that says why: `-32022` with `data.supported` for an `initialize` on a
+# 2026-07-28 process, `-32600` for a request with `_meta` on an initialized one. Serving it and
+# refusing it are both allowed; silence is not, for every request is owed a response (JSON-RPC 2.0,
+# section 5):
+#
+# > When a rpc call is made, the Server **MUST** reply with a Response, except for in the case of
+# > Notifications.
 #
 # The check ids of these rules start with `modern-` (and `era-mixing`); the catalogue below lists
 # them with the others. In your cases, the lines you send may carry `_meta` like the ones above.
@@ -118,7 +135,7 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 clinic.report(lab.exhibit("id_not_echoed"))
 
 # %% [markdown] id=example-frames
-# `id-echo` fails. The rule (MCP 2026-07-28, Base Protocol):
+# `id-echo` fails. The rule (MCP 2026-07-28, Base Protocol > Messages > Responses > Result Responses):
 #
 # > Result responses **MUST** include the same ID as the request they correspond to.
 #
@@ -164,7 +181,9 @@ clinic.symptoms()
 # - `lab.watch(clinic.command("case-01"), [...lines...])`: your lines, and each reply with its time;
 # - `lab.inspect(clinic.command("case-01"), [...], against=clinic.reference())`: side by side;
 # - `clinic.compare("case-01", [...lines...])`: your evidence replayed exactly as grading will
-#   replay it, against the healthy server, and whether the case broke a rule there.
+#   replay it, against the healthy server: both sessions, where the first reply differs (the
+#   region around the first differing byte, and each length), and whether the case broke a rule
+#   there; add `rule="..."` for the visible check's verdict on your lines as evidence of that rule.
 #
 # In a terminal in this folder, `mcp-lab clinic list` lists your cases and
 # `mcp-lab check -- mcp-lab clinic run case-01` checks one.
@@ -201,9 +220,13 @@ clinic.show_log(first_log)
 # Write it as data: a dict of strings, lists and numbers, exactly as above. When your work is
 # graded, this cell is *read*, not run: a dict built by code (a loop, a call) is not an answer.
 #
-# Each case is worth one point. The visible check tells you whether your evidence shows a defect
-# at all (the case did something the healthy server does not), without telling you which rule;
-# the grader checks the rule, and that your own evidence shows it.
+# Each case is worth one point. The visible check replays your lines and asks for evidence of the
+# rule you name: the case must break that rule on them while the healthy server keeps it, and the
+# lines must be a reproducer of it, not a kitchen sink. A line whose replies are the healthy
+# server's own shows nothing; if the case still breaks the rule without such lines, the check names
+# them for you to remove. It does not tell you whether the rule you name is the case's defect (a
+# rule can break as a consequence of another): the grader checks that. `clinic.compare("case-01",
+# [...], rule="id-echo")` gives the visible check's verdict before you hand in.
 
 # %% solution id=diagnosis
 ### BEGIN SOLUTION
@@ -270,3 +293,25 @@ lab.check("test_case_10")
 #    `notifications/initialized`. Which rule, and why does a strict host disconnect?
 # 5. A host asks with `"io.modelcontextprotocol/protocolVersion":"2027-01-01"` and gets `-32022`
 #    without `data.supported`. What can the host not do next, and which rule is broken?
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The rules this stage's cases break, in the spec repository (`docs/specification/...`):
+#
+# - `2026-07-28/basic/index.mdx`: Messages > Requests (ids), Responses > Result Responses (the same
+#   id, `resultType`), Error Responses and Error Codes; Notifications (no response); General fields >
+#   `_meta` (the per-request fields, `-32602` for a missing one).
+# - `2026-07-28/basic/versioning.mdx`: the requested version and `UnsupportedProtocolVersionError`
+#   (`-32022`, `data.supported`); Backward Compatibility with Initialization-Based Versions (the
+#   dual-era server and its **MAY**, the compatibility matrix).
+# - `2026-07-28/basic/transports/stdio.mdx`: the stdio binding (one message per line, nothing else on
+#   stdout), Backward Compatibility (the `server/discover` probe).
+# - `2026-07-28/server/utilities/caching.mdx`: Cacheable Results (`ttlMs`, `cacheScope`).
+# - `2026-07-28/server/tools.mdx`: Calling Tools, Structured Content and Output Schema.
+# - `2026-07-28/changelog.mdx`: Major changes 2, 3, 5 and 8 (what the legacy hosts of the logs
+#   still send).
+# - `2025-11-25/basic/lifecycle.mdx` (Initialization, Version Negotiation) and
+#   `2025-11-25/basic/utilities/ping.mdx`: the legacy handshake and `ping` of the older hosts' logs.
+# - JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>), sections 4 and 5: requests,
+#   notifications, responses, and the error codes `-32700` to `-32603`.

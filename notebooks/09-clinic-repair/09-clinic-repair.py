@@ -7,8 +7,8 @@ Stage 09 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # notebook is a whole MCP shop server, written by someone else in a style of their own: a thread
 # per request, asyncio, a dispatcher class, a server leaning on a library, framing done by hand.
 # Each has one defect. You find it from the symptom and the wire, make the smallest repair, and
-# prove it with the checker. Four speak MCP 2025-11-25 (the handshake era, still everywhere);
-# `repair_5.py` speaks the current revision, MCP 2026-07-28.
+# prove it with the checker. Four speak MCP 2025-11-25 (the handshake era, which older hosts
+# still speak); `repair_5.py` speaks the current revision, MCP 2026-07-28.
 #
 # Open the files in JupyterLab's file browser (double-click), edit, save (Ctrl+S). Each has a
 # pristine copy, `repair_N.py.orig`, to compare against.
@@ -66,7 +66,9 @@ clinic.report(lab.program("repair_2"))
 # %% [markdown] id=flush-frames
 # `stdout-flush`: the replies held back are all errors. Stdout to a pipe is block-buffered, so a
 # reply written and not flushed waits in the process's buffer, and the host waits for it. The
-# rule is the one every request relies on (JSON-RPC 2.0, which MCP builds on, section 5):
+# rule is the one every request relies on (JSON-RPC 2.0, which MCP builds on, section 5; MCP
+# 2025-11-25, Base Protocol > Messages: all messages "**MUST** follow the JSON-RPC 2.0
+# specification"):
 #
 # > When a rpc call is made, the Server **MUST** reply with a Response, except for in the case of
 # > Notifications.
@@ -77,10 +79,13 @@ clinic.report(lab.program("repair_2"))
 lab.watch(lab.program("repair_2"), [lab.initialize(id=1), "this is not json"])
 
 # %% [markdown] id=flush-why
-# The error arrives only after `(stdin closed)`: at exit, Python flushed the buffer. Yet the
-# report said `parse-error` PASS. The checker sends a ping after every bad line, and the ping's
-# reply is flushed, pushing the error out with it. So the checker cannot see every path: once
-# you have repaired what it reports, send each kind of line alone and watch each reply come.
+# Read the two `<-` lines. The `initialize` reply came at once, while stdin was open. The line
+# that is not JSON got nothing in the half second `lab.watch` waited with stdin open: its error,
+# `-32700`, is printed below `(stdin closed)`, stamped no earlier than that moment. It had sat in
+# the buffer until the process exited and Python flushed it on the way out. Yet the report said
+# `parse-error` PASS: the checker sends a ping after every bad line, and the ping's reply is
+# flushed, pushing the error out with it. So the checker cannot see every path: once you have
+# repaired what it reports, send each kind of line alone and watch each reply come.
 
 # %% [markdown] id=ids
 # ## 4. When the checker sees nothing: ids
@@ -94,9 +99,10 @@ clinic.report(lab.program("repair_3"))
 # %% [markdown] id=ids-frames
 # So ask what a host does that the checker did not. The checker's tool calls carry string ids
 # (`"call-count_orders-3"`); Claude Desktop, the Inspector and the SDKs number their requests
-# `1, 2, 3`. The rule (MCP 2025-11-25, Base Protocol):
+# `1, 2, 3`. The rule (MCP 2025-11-25, Base Protocol > Messages > Responses; error responses
+# likewise):
 #
-# > Responses **MUST** include the same ID as the request they correspond to.
+# > Result responses **MUST** include the same ID as the request they correspond to.
 #
 # The same ID means the same JSON value *and* type: `2` and `"2"` are two different ids. A tool
 # call with an integer id:
@@ -120,7 +126,7 @@ lab.watch(lab.program("repair_3"), [lab.initialize(id=1), lab.notification("noti
 #
 # > Messages are delimited by newlines, and **MUST NOT** contain embedded newlines.
 #
-# > The server **MUST NOT** write anything to its stdout that is not a valid MCP message.
+# > The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message.
 #
 # A busy host sends twelve big calls in one write, and the cell below checks each line that comes
 # back. A race shows now and then, not every time: run the cell a few times.
@@ -158,11 +164,14 @@ for number, line in enumerate(done.stdout.split(b"\n")[:-1], 1):
 clinic.report(lab.program("repair_4"))
 
 # %% [markdown] id=library-how
-# Read `tally` to see *how* it writes: one way Python's `sys.stdout` knows about, and one it does
-# not. Stage 07's repair works below both, at the file descriptor. A host can also show a server's
-# logs, if the server sends them as messages (MCP 2025-11-25, Utilities > Logging):
+# Read `tally` to see *how* it writes: one way Python's `sys.stdout` knows about (`print`), and
+# one it does not (`os.write(1, ...)`, straight to the file descriptor). So
+# `print(..., file=sys.stderr)` is no repair here: the lines are not yours to change. Stage 07's
+# repair works below both, at the file descriptor, in your server's own code. A host can also
+# show a server's logs, if the server sends them as messages (MCP 2025-11-25, Utilities >
+# Logging):
 #
-# > Servers that emit log message notifications **MUST** declare the `logging` capability.
+# > Servers that emit log message notifications **MUST** declare the `logging` capability[...]
 #
 # Either repair is accepted, as long as stdout carries protocol messages only.
 
@@ -171,12 +180,13 @@ clinic.report(lab.program("repair_4"))
 #
 # `repair_5.py` speaks the current revision only. There is no `initialize`: each request carries
 # its revision and the client's capabilities in `params._meta`, and the server reads them from
-# that request. The spec (MCP 2026-07-28, Base Protocol > General fields > `_meta`):
+# that request. The spec (MCP 2026-07-28, Base Protocol > General fields > `_meta`, Per-request
+# protocol fields):
 #
 # > A request missing any required field is malformed; the server **MUST** reject it with
 # > JSON-RPC error code `-32602` (Invalid params).
 #
-# And on where the server may look (MCP 2026-07-28, Base Protocol):
+# And on where the server may look (MCP 2026-07-28, Base Protocol > Statelessness):
 #
 # > Servers **MUST NOT** rely on prior requests over the same connection to establish context
 # > (e.g., capabilities, protocol version, client identity).
@@ -287,3 +297,23 @@ lab.check("test_repair_5")
 #    repair stops both, and why does `contextlib.redirect_stdout` stop only one?
 # 5. A 2026-07-28 server keeps the `_meta` of a connection's first request "to save work". Name a
 #    request it then serves that it must refuse, and the error that request should get.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The rules the five repairs restore, in the spec repository (`docs/specification/...`):
+#
+# - `2025-11-25/basic/transports.mdx`: stdio (newline-delimited messages with no embedded
+#   newlines; nothing on stdout that is not a valid MCP message).
+# - `2025-11-25/basic/index.mdx`: Messages > Requests and Responses (the same id, its JSON type).
+# - `2025-11-25/basic/utilities/cancellation.mdx`: `notifications/cancelled` and its `requestId`
+#   (what `repair_3.py`'s author wanted to keep).
+# - `2025-11-25/server/utilities/logging.mdx`: the `logging` capability, `notifications/message`.
+# - `2026-07-28/basic/index.mdx`: Statelessness; General fields > `_meta` (the per-request fields,
+#   `-32602` for a missing one).
+# - `2026-07-28/basic/versioning.mdx`: `UnsupportedProtocolVersionError` (`-32022`,
+#   `data.supported`).
+# - `2026-07-28/basic/transports/stdio.mdx`: the same stdout rules in the current revision, and
+#   shutdown by closing stdin.
+# - JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>), section 5: every request gets a
+#   response.

@@ -44,11 +44,13 @@ lab.setup("10")
 #
 # > Servers that support resources **MUST** declare the `resources` capability
 #
-# > Servers that support prompts **MUST** declare the `prompts` capability
+# > Servers that support prompts **MUST** declare the `prompts` capability in their
+# > `DiscoverResult`
 #
-# The course's server declares all three. `listChanged: false` says its lists never change;
-# `subscribe: true` says a client may watch a resource for changes (with `subscriptions/listen`,
-# which this stage does not need):
+# The course's server declares all three. `listChanged: false` says it will send no notification
+# when a list changes (the shop's lists are fixed); `subscribe: true` says it supports update
+# notifications for resources a client watches (through `subscriptions/listen`, which this stage
+# does not need):
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
@@ -74,23 +76,32 @@ lab.setup("10")
 # <- {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resources":[{"uri":"shop://schema","name":"schema","title":"The shop's database schema","description":"The SQL that made the shop's tables (customers, products, orders, order_items) and indexes: what every tool and resource reads. Money is in integer cents.","mimeType":"application/sql"}],"ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{...}}}}
 # ```
 #
-# Around the list, the result carries what every 2026-07-28 result of this stage carries:
+# Around the list, the result carries three more members:
 #
 # - `"resultType": "complete"`: every 2026-07-28 result says what kind it is (Base Protocol >
-#   ResultType); `complete` is a final answer.
+#   Messages > Responses > ResultType: the `result` **MUST** include a `resultType` field);
+#   `complete` is a final answer.
 # - `ttlMs` and `cacheScope`: how long a client may keep the answer, and whether it may share it
-#   between users. The spec (Server Utilities > Caching):
+#   between users. The spec (Server Utilities > Caching > Cacheable Results):
 #
 #   > Servers MUST include caching hints on results with `resultType: "complete"` returned by
 #   > the following operations:
 #
-#   and the list names `server/discover`, `tools/list`, `prompts/list`, `resources/list` and
-#   `resources/templates/list`. The shop is the same for everyone: five minutes, `"public"`.
-# - `_meta` with the server's name and version.
+#   and the list names six: `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
+#   `resources/templates/list` and `resources/read`. So of this stage's results, the three lists
+#   and `resources/read` carry them; `prompts/get` is not in the list, and carries none.
+#   The spec says when `"public"` fits (Caching > Cache Scope Field > Choosing a Cache Scope):
+#   for "lists of tools, prompts, and resource templates when they are identical for all users",
+#   and `"private"` for "`resources/read` results that depend on the authenticated user". The
+#   shop is the same for everyone, so the course's server chooses `"public"`, and five minutes
+#   for its lists.
+# - `_meta` with the server's name and version, `io.modelcontextprotocol/serverInfo`: servers
+#   **SHOULD** put it in every result's `_meta` (Base Protocol > General fields > `_meta`,
+#   Per-response protocol fields).
 #
-# In stage 04 your `list_tools` added the caching hints itself. Here the lists are given, and
-# return only the body (`{"resources": [...]}`): the course's server adds these members to a
-# 2026-07-28 answer.
+# In stage 04 your `list_tools` added the caching hints itself. Here the lists and
+# `read_resource` are yours or given, and return only the body (`{"resources": [...]}`,
+# `{"contents": [...]}`): the course's server adds these members to a 2026-07-28 answer.
 #
 # Three thousand orders are not listed one by one. A server lists a *template* instead, a URI with
 # a gap in it, in `resources/templates/list`:
@@ -132,8 +143,14 @@ lab.setup("10")
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"shop://orders/7","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
-# <- {"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","contents":[{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}],...}}
+# <- {"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","contents":[{"uri":"shop://orders/7","mimeType":"application/json","text":"{\"id\": 7, \"status\": \"delivered\", ..."}],"ttlMs":...,"cacheScope":"public",...}}
 # ```
+#
+# `resources/read` is one of the six cacheable operations: its complete result carries `ttlMs`
+# and `cacheScope` as the lists do (the spec's cache key is the method and the `uri`). How long is
+# the server's choice: the course's server says five minutes on the course's own database, and 0
+# ("immediately stale") on a copy of the shop, which a write tool (stage 11) may change at any
+# moment.
 #
 # A URI that names nothing is an error. The spec (Resources > Error Handling):
 #
@@ -142,9 +159,11 @@ lab.setup("10")
 #
 # > Servers **MUST NOT** return an empty `contents` array for a non-existent resource.
 #
-# An empty list would be ambiguous: a resource with nothing in it, or no resource at all. The
-# spec's example sends the URI back in `data`, and that is how a client tells "this URI names
-# nothing" (`data.uri`) from a request that is malformed (no `data`):
+# The spec gives the reason: an empty array "could mean the resource exists but has no content,
+# or that it doesn't exist at all". The spec's example error sends the URI back in `data`; the
+# course's server does the same, and the course requires it of you: it is how a client tells "this
+# URI names nothing" (`data.uri`) from a request that is malformed (no `data`). The spec itself
+# asks no `data` (its example is an example):
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"shop://orders/0","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
@@ -155,10 +174,12 @@ lab.setup("10")
 # <- {"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: resources/read needs a \"uri\" string, got null"}}
 # ```
 #
-# *Before 2026-07-28:* an unknown resource was `-32002` ("Resource not found", a SHOULD of
-# 2025-11-25), with the same `data`. 2026-07-28 retired that code (its changelog: "to align with
-# JSON-RPC specification": a URI that names nothing is an invalid parameter), and asks clients to
-# still accept -32002 from older servers. A legacy session with the course's server:
+# *Before 2026-07-28:* an unknown resource was `-32002` ("Resource not found"; 2025-11-25,
+# Resources > Error Handling: servers **SHOULD** return it), and the example error had the same
+# `data`. 2026-07-28 changed the code (its changelog, minor change 6: "to align with JSON-RPC
+# specification"): implementations of 2026-07-28 **MUST NOT** emit -32002 (Base Protocol >
+# Error Codes), and clients **SHOULD** still accept it from servers of earlier versions. A
+# legacy session with the course's server:
 #
 # ```text
 # -> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
@@ -168,8 +189,10 @@ lab.setup("10")
 # <- {"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"shop://orders/0"}}}
 # ```
 #
-# **One handler, both eras.** Your `read_resource` does not know which era a request speaks, so
-# it does not pick the code: it raises `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})`, the
+# **One handler, both eras.** Which code a request gets depends on its era: a request with the
+# 2026-07-28 `_meta` is judged by 2026-07-28's rule (-32602, a MUST), a request in a session that
+# began with `initialize` by its revision's (-32002 at 2025-11-25, a SHOULD the course holds you
+# to). Your `read_resource` does not know which era a request speaks, so it does not pick the code: it raises `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})`, the
 # course's name for "not found", and the course's server writes it on the wire as the request's
 # era wants it: `-32602` with the same `data` for a 2026-07-28 request, `-32002` for a legacy one.
 # A plain `RpcError(INVALID_PARAMS, ...)` would be right on the 2026-07-28 wire only: the server
@@ -396,6 +419,7 @@ lab.check("test_read_resource")
 # > Servers **SHOULD** return standard JSON-RPC errors for common failure cases:
 # > - Invalid prompt name: `-32602` (Invalid params)
 # > - Missing required arguments: `-32602` (Invalid params)
+# > - Internal errors: `-32603` (Internal error)
 #
 # and Prompts > Implementation Considerations adds that servers **SHOULD** validate prompt
 # arguments before processing. The course treats an argument the prompt does not declare, an
@@ -604,9 +628,9 @@ lab.watch(
 
 # %% test id=test_served points=2
 # The course's server with your resources and prompts, in a 2026-07-28 session (server/discover, the
-# lists complete and cacheable, a read that names nothing: -32602 with the URI) and a legacy one
-# (initialize, the same read: -32002); a prompt without its argument (-32602) in both; then mcp-lab
-# check's resources, prompts and 2026-07-28 checks.
+# lists and a read complete and cacheable, a read that names nothing: -32602 with the URI) and a
+# legacy one (initialize, the same read: -32002); a prompt without its argument (-32602) in both;
+# then mcp-lab check's resources, prompts and 2026-07-28 checks.
 lab.check("test_served")
 
 # %% test id=test_sdk_client points=1
@@ -625,8 +649,8 @@ lab.check("test_sdk_client")
 #    still tell "this URI names nothing" from a malformed request?
 # 4. Why does your `read_resource` raise `RESOURCE_NOT_FOUND` and not -32602 itself?
 # 5. A client asks for `prompts/get` with `"order_id": 7`. What is wrong, and which code comes back?
-# 6. Which results of this stage carry `ttlMs` and `cacheScope`, and why may the shop's be
-#    `"public"`?
+# 6. Which results of this stage carry `ttlMs` and `cacheScope`, which one does not, and why may
+#    the shop's be `"public"`?
 
 # %% [markdown] id=end
 # ## What you have now
@@ -634,3 +658,24 @@ lab.check("test_sdk_client")
 # A server that offers data by URI and messages a user can pick, each declared in its
 # capabilities and each refusing what it should with the code a client expects. Stage 11 lets the
 # server change the shop, on a copy, and writes down every attempt.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`):
+#
+# - `2026-07-28/server/resources.mdx`: User Interaction Model, Capabilities, Resource Templates,
+#   Reading Resources, Error Handling (-32602, no empty `contents`), Security Considerations
+#   (validate all resource URIs).
+# - `2026-07-28/server/prompts.mdx`: User Interaction Model, Capabilities, Getting a Prompt,
+#   Embedded Resources, Error Handling, Implementation Considerations.
+# - `2026-07-28/server/utilities/caching.mdx`: Cacheable Results (the six operations), Cache
+#   Key, Time-to-Live (TTL) Field, Cache Scope Field.
+# - `2026-07-28/basic/index.mdx`: Messages > Responses > ResultType; Error Codes (-32002 no
+#   longer emitted); General fields > `_meta` (per-request and per-response fields).
+# - `2026-07-28/server/discover.mdx`: the capabilities a server declares.
+# - `2026-07-28/changelog.mdx`: Minor changes 5 (caching hints) and 6 (-32002 to -32602).
+# - `2025-11-25/server/resources.mdx`: Error Handling (-32002), for the legacy era.
+# - `schema/2026-07-28/schema.ts`: `CacheableResult`, `ReadResourceResult`,
+#   `GetPromptRequestParams` (arguments are strings), `EmbeddedResource`.
+# - RFC 6570 (URI Template), level 1, for the templates.

@@ -28,22 +28,24 @@ lab.setup("11")
 # ## 1. What a write tool says about itself
 #
 # Stage 04's tools all said `readOnlyHint: true`. A write tool says what kind of change it makes.
-# The schema of MCP 2025-11-25 (`ToolAnnotations`):
+# The schema of MCP 2026-07-28 (`schema.ts`, `ToolAnnotations`; the same words in 2025-11-25):
 #
 # > `destructiveHint`: If true, the tool may perform destructive updates to its environment. If
 # > false, the tool performs only additive updates. (This property is meaningful only when
 # > `readOnlyHint == false`) Default: true
 #
 # > `idempotentHint`: If true, calling the tool repeatedly with the same arguments will have no
-# > additional effect on its environment. Default: false
+# > additional effect on its environment. (This property is meaningful only when
+# > `readOnlyHint == false`) Default: false
 #
 # `cancel_order` is destructive (the order's status is lost) and idempotent (cancelling a
 # cancelled order changes nothing). `add_order_note` only adds: not destructive, and not
 # idempotent (two calls, two notes). Neither talks to the world outside the shop
-# (`openWorldHint: false`). The defaults assume the worst, and a host that reads a missing hint
-# may not know them: spell out all four.
+# (`openWorldHint: false`). The defaults (`readOnlyHint` false, `destructiveHint` true,
+# `idempotentHint` false, `openWorldHint` true) assume the worst, and a host that reads a missing
+# hint may not know them: the course's tools spell out all four.
 #
-# A host uses them to decide what to ask its user. The spec (Tools):
+# A host uses them to decide what to ask its user. The spec (MCP 2026-07-28, Tools):
 #
 # > For trust & safety and security, there **SHOULD** always be a human in the loop with the
 # > ability to deny tool invocations.
@@ -130,20 +132,44 @@ lab.setup("11")
 # who cancelled order 9, and when? So every *attempt* is written down in an `audit_log` table of
 # the same copy: the ones that worked, and the ones refused before they ran (writes not allowed,
 # bad arguments, an order that does not exist), because a refused attempt says most about a
-# model that misbehaves. The spec asks the same of clients (Tools > Security Considerations):
+# model that misbehaves. The spec asks the same of clients (MCP 2026-07-28, Tools > Security
+# Considerations):
 #
-# > Clients **SHOULD**: ... Log tool usage for audit purposes
+# > Clients **SHOULD**: [...]
+# > - Log tool usage for audit purposes
 #
-# Each entry says **who asked**. An MCP server knows its client by one thing, the `clientInfo` the
-# client sent in `initialize` (Lifecycle > Initialization):
+# Of servers the spec asks no audit log: writing one is the course's choice.
+#
+# Each entry says **who asked**. A server knows of its client what the client says about itself,
+# its `clientInfo` (a name and a version), and where the client says it depends on the era:
+#
+# - **MCP 2026-07-28**: on each request, in its `_meta`, under the key
+#   `io.modelcontextprotocol/clientInfo`. It is optional there (Base Protocol > General fields >
+#   `_meta`, Per-request protocol fields: "Required: No"), and
+#
+#   > Clients **SHOULD** include `io.modelcontextprotocol/clientInfo` on every request unless
+#   > specifically configured not to do so.
+#
+#   A request without it names no client, and its entry has no name.
+# - **Before 2026-07-28** (2025-11-25, Lifecycle > Initialization): once, in `initialize`, for the
+#   whole session:
 #
 # ```json
 # {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ExampleClient", "version": "1.0.0"}}
 # ```
 #
-# That is the entry's *provenance*: the client's name and version as the client states them, and
-# the transport it came by. It is a claim, not a proof (any client can call itself anything), and
-# the audit keeps it as one.
+# The course's server reads it where the request's era puts it (the request's own `_meta`, or the
+# session's `initialize`) and hands it to your code as `who`, with the transport it came by. That
+# is the entry's *provenance*. It is a claim, not a proof (any client can call itself anything).
+# The spec says so (MCP 2026-07-28, Base Protocol > General fields > `_meta`):
+#
+# > `io.modelcontextprotocol/clientInfo` and `io.modelcontextprotocol/serverInfo`
+# > are self-reported by the sender and are not verified by the protocol. They are
+# > intended for display, logging, and debugging. Implementations **SHOULD NOT**
+# > use them to change the behavior of the client or server, and **SHOULD NOT**
+# > rely on them for security decisions.
+#
+# Logging is what the audit does with it: it keeps the claim as a claim, and decides nothing by it.
 #
 # Each entry keeps the arguments, but **not all of them**. An order id says which order; a note
 # says what a customer told the shop, and an audit log is read by more people, and kept longer,
@@ -152,8 +178,11 @@ lab.setup("11")
 # holds the fact that there was one.
 #
 # And an audit that cannot be written (a full disk, a locked file) **never changes the reply**:
-# the write happened, or was refused, either way, and the client must hear the truth about it.
-# The failure goes to stderr, one line for whoever runs the server.
+# the write happened, or was refused, either way, and the client must hear the truth about it
+# (the course's rule). The failure goes to stderr, one line for whoever runs the server: on stdio,
+# stdout is the protocol's channel, and the spec (MCP 2026-07-28, Transports > stdio) says the
+# server **MUST NOT** write anything to its stdout that is not a valid MCP message. A `print()`
+# there breaks the client's stream, in the middle of a write.
 #
 # Here is what the course's audit writes down for a session like the one in section 3 (`mcp-lab
 # audit --db COPY` prints the same lines). The cell below runs the session on a fresh copy and
@@ -219,7 +248,7 @@ TABLE = """CREATE TABLE IF NOT EXISTS audit_log (
     id             INTEGER PRIMARY KEY,
     at             TEXT NOT NULL,   -- when, UTC ISO 8601
     tool           TEXT NOT NULL,
-    client_name    TEXT,            -- clientInfo from initialize: who asked, as the client says
+    client_name    TEXT,            -- clientInfo (_meta, or initialize): who asked, as the client says
     client_version TEXT,
     transport      TEXT NOT NULL,   -- stdio or http
     outcome        TEXT NOT NULL CHECK (outcome IN ('ok', 'rejected', 'failed')),
@@ -658,15 +687,35 @@ lab.check("test_call_write")
 # ```
 #
 # A decline (`"action": "decline"`), a dismissal (`"cancel"`) or an unticked box leaves the order as
-# it is, with a tool error that says so.
+# it is, with a tool error that says so (the course's choice; the spec, Elicitation, asks servers
+# to handle a decline or a cancel, and leaves what a tool then answers to the tool).
+#
+# And a retry that brings the state back but no answer under `confirm` (a client that lost it, or
+# never showed the form) is asked again. The spec (same page, Error Handling):
+#
+# > If the client fails to send all the information requested in a previous `InputRequests`, and
+# > the missing information is necessary for the server to process the request,
+# > the server **SHOULD** respond with a new `InputRequiredResult` requesting the missing
+# > information again, rather than returning an error.
+#
+# A server that took a missing answer for a yes would cancel an order nobody confirmed; the course
+# holds you to this SHOULD.
 #
 # The server may ask only what the client can show. The spec (same page):
 #
 # > Servers **MUST NOT** send an `inputRequests` that the client has not declared support for in its
 # > capabilities.
 #
-# A request whose `_meta` declares no `elicitation` cannot be asked, so it is refused with -32021
-# (Missing required client capability), and `data.requiredCapabilities` says what to declare:
+# A request whose `_meta` declares no `elicitation` cannot be asked. The spec (MCP 2026-07-28, Base
+# Protocol > General fields > `_meta`):
+#
+# > If processing a request requires a capability the client did not include in
+# > `io.modelcontextprotocol/clientCapabilities`, the server **MUST** return a
+# > `MissingRequiredClientCapabilityError` (`-32021`) whose `data.requiredCapabilities` lists the
+# > missing capabilities.
+#
+# The course's server requires the confirmation, so such a request gets -32021 and
+# `data.requiredCapabilities` says what to declare:
 #
 # ```text
 # $ mcp-lab serve --allow-writes --db COPY
@@ -692,10 +741,14 @@ lab.check("test_call_write")
 #
 # Here the state decides whether an order is cancelled, so it is sealed. And a sealed state could
 # still be replayed: kept for a week, or sent with another order's cancel. So the spec goes on:
-# servers **SHOULD** put inside the protected payload "a short expiry (TTL), rejecting state
-# presented after it lapses" and "an identifier for the originating request, e.g. the method name
-# and a digest of its salient parameters, rejecting state presented on a request that does not
-# match".
+# to prevent replay, servers **SHOULD** include inside the integrity-protected payload, and verify
+# on receipt, "the authenticated principal, rejecting state presented by a different principal",
+# "a short expiry (TTL), rejecting state presented after it lapses" and "an identifier for the
+# originating request, e.g. the method name and a digest of its salient parameters, rejecting
+# state presented on a request that does not match". A server on stdio has no authenticated
+# principal (the client's name is a claim, not an identity), so the course's state holds the last
+# two: the expiry and the request. The spec adds that these "do not by themselves guarantee
+# single-use"; a cancel is idempotent, so a second use of one state changes nothing here.
 #
 # An HMAC does it with the standard library. The server holds a secret key (32 random bytes,
 # `secrets.token_bytes(32)`); the *payload* is the request's binding and the expiry, as JSON, then
@@ -708,7 +761,8 @@ lab.check("test_call_write")
 #   differs, and how long it took tells an attacker how much of a forged MAC was right;
 # - check the MAC *before* you trust anything in the payload: until then it is the client's text.
 #
-# A state that fails is a bad parameter of the retried request: -32602, with a message that says
+# The spec says to reject a state that fails, not with which code. The course's server treats it
+# as a bad parameter of the retried request: -32602 (Invalid params), with a message that says
 # what to do (here: send the request again without `inputResponses` and `requestState`, and be
 # asked afresh):
 #
@@ -737,19 +791,20 @@ lab.check("test_call_write")
 #   not a string or not `PAYLOAD.MAC`, a MAC that does not match (compared with
 #   `hmac.compare_digest`: a changed payload, a changed MAC, another server's key), another request
 #   (`"for"` is not `bound`), expired. Check the MAC first. It never raises.
-- `ask_first(key, params, capabilities, now)`: what the course's server calls before a 2026-07-28
-  `cancel_order` writes (`params` the request's, `capabilities` its `_meta` clientCapabilities).
-  `question(arguments)` and `not_cancelled(order_id, why)` are given. Return `None` to go ahead, or
-  the result to answer instead:
-  - a first call (neither `inputResponses` nor `requestState`): if `capabilities` declares no form
-    elicitation (`elicitation` missing, not an object, or listing modes without `form`), raise
-    `RpcError(MISSING_CAPABILITY, why, {"requiredCapabilities": {"elicitation": {}}})`; else
-    answer `{"resultType": "input_required", "inputRequests": {"confirm": question(arguments)},
-    "requestState": seal(key, binding(name, arguments), now)}`;
-  - a retry: a state that `open_state` refuses is `RpcError(INVALID_PARAMS, why)`, before anything
-    else; no answer under `"confirm"` asks again (as a first call); `None` only for
-    `{"action": "accept", "content": {"confirm": true}}`; any other answer (a decline, a
-    dismissal, an unticked box) is `not_cancelled(...)`, and nothing is written.
+# - `ask_first(key, params, capabilities, now)`: what the course's server calls before a 2026-07-28
+#   `cancel_order` writes (`params` the request's, `capabilities` its `_meta` clientCapabilities).
+#   `question(arguments)` and `not_cancelled(order_id, why)` are given. Return `None` to go ahead, or
+#   the result to answer instead:
+#   - a first call (neither `inputResponses` nor `requestState`): if `capabilities` declares no form
+#     elicitation (`elicitation` missing, not an object, or listing modes without `form`), raise
+#     `RpcError(MISSING_CAPABILITY, why, {"requiredCapabilities": {"elicitation": {}}})`; else
+#     answer `{"resultType": "input_required", "inputRequests": {"confirm": question(arguments)},
+#     "requestState": seal(key, binding(name, arguments), now)}`;
+#   - a retry: a state that `open_state` refuses is `RpcError(INVALID_PARAMS, why)`, before anything
+#     else; no answer under `"confirm"` (no `inputResponses`, `{}`, or only other keys) asks again,
+#     as a first call does (the SHOULD of section 6); `None` only for
+#     `{"action": "accept", "content": {"confirm": true}}`; any other answer (a decline, a
+#     dismissal, an unticked box) is `not_cancelled(...)`, and nothing is written.
 
 # %% solution id=shop_state
 %%module shop_state
@@ -890,8 +945,8 @@ lab.check("test_request_state")
 # %% test id=test_ask_first points=2
 # Ask_first() in the course's server, over stdio in MCP 2026-07-28: the first cancel_order asks
 # (input_required), a client that declares no elicitation gets -32021, a state sent with another
-# order or changed gets -32602, a "no" cancels nothing, the retry with a "yes" cancels; every
-# refusal audited, the question not.
+# order or changed gets -32602, a retry with no answer is asked again, a "no" cancels nothing, the
+# retry with a "yes" cancels; every refusal audited, the questions not.
 # Hidden when graded: another client, other orders and answers.
 lab.check("test_ask_first")
 
@@ -901,8 +956,10 @@ lab.check("test_ask_first")
 # The course's server now runs your write tools and your audit (and, for a 2026-07-28 client,
 # your `ask_first` before `cancel_order`: the test above). The test below starts it on a
 # copy with `--allow-writes`, initialises as a client with a name of its own, cancels an order,
-# tries a note for an order that does not exist, and reads the audit back; then it starts the
-# server without `--allow-writes` and tries again. From a terminal, with the course's server:
+# tries a note for an order that does not exist, and reads the audit back; then it adds a note
+# while the copy refuses every audit entry (the client must get the same reply, and stdout
+# nothing else: your failure line goes to stderr); last it starts the server without
+# `--allow-writes` and tries again. From a terminal, with the course's server:
 #
 # ```sh
 # .venv/bin/mcp-lab db build /tmp/shop-copy.db
@@ -912,7 +969,8 @@ lab.check("test_ask_first")
 
 # %% test id=test_served points=2
 # The course's server with your writes and audit: the tools listed with their hints, a session's
-# attempts audited with the client's name; without --allow-writes, a call refused and audited.
+# attempts audited with the client's name; an audit that cannot be written changes no reply and
+# writes nothing to stdout; without --allow-writes, a call refused and audited.
 # Hidden when graded: another client, other orders.
 lab.check("test_served")
 
@@ -939,3 +997,23 @@ lab.check("test_served")
 # account of every attempt, with who asked and without what users wrote; in MCP 2026-07-28 it asks
 # the user before it cancels, and trusts no state it did not seal. Stage 12 puts the same
 # server on HTTP.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`):
+#
+# - `2026-07-28/server/tools.mdx`: the trust & safety warning (a human in the loop), Tool
+#   annotations (untrusted unless from trusted servers), Security Considerations (log tool usage).
+# - `schema/2026-07-28/schema.ts`: `ToolAnnotations` (the four hints and their defaults),
+#   `InputRequiredResult`, `MissingRequiredClientCapabilityError`, `ElicitRequest`.
+# - `2026-07-28/basic/patterns/mrtr.mdx`: Server Requirements (inputRequests only for declared
+#   capabilities; `requestState` attacker-controlled, integrity-protected, replay bounded), Client
+#   Requirements, Error Handling (missing answers asked again).
+# - `2026-07-28/client/elicitation.mdx`: form mode, `requestedSchema`, the three response actions
+#   (accept, decline, cancel).
+# - `2026-07-28/basic/index.mdx`: General fields > `_meta`: per-request `clientInfo` (SHOULD,
+#   self-reported), `clientCapabilities` and -32021.
+# - `2026-07-28/basic/transports/stdio.mdx`: nothing on stdout but MCP messages; logs on stderr.
+# - `2025-11-25/basic/lifecycle.mdx`: Initialization (`clientInfo` in `initialize`, for the
+#   legacy era).

@@ -424,7 +424,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_sse(self, reply, headers):
         """The reply as an SSE stream of one event (the client accepts nothing else)."""
         ### BEGIN SOLUTION
-        self.reply(200, sse_event(reply), SSE_TYPE, {"Cache-Control": "no-cache", **headers})
+        self.reply(200, sse_event(reply), SSE_TYPE, {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers})
         ### END SOLUTION
 
     # -- 5. The bearer token ----------------------------------------------------------------------------
@@ -513,16 +513,38 @@ if __name__ == "__main__":
 #
 # **No session.** Every request carries all the server needs, so the server keeps nothing between
 # two of them: each POST gets a `Server` of its own, made for it and dropped after it. Any
-# instance behind a load balancer can take any request. The spec's words for an older client that
-# still sends a session id (Backward Compatibility > Earlier Streamable HTTP Revisions):
+# instance behind a load balancer can take any request. 2026-07-28 removed sessions from the
+# transport (its changelog, major change 1), and says what a server that speaks only this
+# revision **SHOULD** do when an older client still sends a session id (Backward Compatibility >
+# Earlier Streamable HTTP Revisions):
 #
 # > An `Mcp-Session-Id` header on a request: ignore it, and do not mint or echo session IDs.
 #
+# The course's server speaks the older revisions too (part 6), in sessions; a POST it serves as a
+# 2026-07-28 one gets this treatment (its choice, the same as the SHOULD).
+#
 # **Nothing owed.** A notification is owed no response. On stdio "nothing" meant writing no line;
-# HTTP has no silence, so the spec gives it an empty answer (Sending Messages):
+# HTTP has no silence, so the spec gives an accepted notification an empty answer (Sending
+# Messages):
 #
 # > If the server accepts it, the server **MUST** return HTTP status code `202 Accepted` with no
 # > body.
+#
+# But which notification would a 2026-07-28 client send? None of the core protocol's. The spec
+# says so in a note under the same rules:
+#
+# > This revision of the core protocol defines no client-to-server _notifications_ over Streamable
+# > HTTP. The only client-sent notification in the core protocol, `notifications/cancelled`, is
+# > used only on the stdio transport; on Streamable HTTP, closing the SSE response stream is itself
+# > the cancellation signal and no `notifications/cancelled` message is expected [...]. The
+# > notification rules above describe the transport mechanics for a notification POST; header
+# > requirements for notification POSTs are not defined by this revision.
+#
+# So in 2026-07-28 the 202 is for a notification an extension defines (the course's server accepts
+# any notification, and the checks send one of their own). The 202 a server sees every day comes
+# from an older client: its `notifications/initialized` after `initialize`, in the session of
+# part 6, under 2025-11-25's rule, which is the same ("If the server accepts the input, the server
+# **MUST** return HTTP status code 202 Accepted with no body"):
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -531,17 +553,46 @@ if __name__ == "__main__":
 # Host: 127.0.0.1:8000
 # Content-Type: application/json
 # Accept: application/json, text/event-stream
-# MCP-Protocol-Version: 2026-07-28
-# Mcp-Method: notifications/cancelled
 #
-# {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+# {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lesson","version":"1.0"}}}
+#
+# HTTP/1.1 200 OK
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+#
+# {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}
+#
+# POST /mcp HTTP/1.1
+# Host: 127.0.0.1:8000
+# Mcp-Session-Id: 7a44cec7aa2a570d258f47c86c708f15
+# MCP-Protocol-Version: 2025-11-25
+# Content-Type: application/json
+# Accept: application/json, text/event-stream
+#
+# {"jsonrpc":"2.0","method":"notifications/initialized"}
 #
 # HTTP/1.1 202 Accepted
 # Content-Length: 0
 # ```
 #
+# **Cancelling.** On stdio a client cancels a request with `notifications/cancelled`. Over HTTP in
+# 2026-07-28 it closes the request's response instead (Streamable HTTP > Cancellation):
+#
+# > Closing the SSE response stream **MUST** be treated by the server as cancellation of that
+# > request. Because each request has its own response stream, the transport-level disconnect is
+# > unambiguous. The server **SHOULD** stop work on the cancelled request as soon as practical and
+# > **MUST NOT** send any further messages for it.
+#
+# and Cancellation > Transport-Specific Cancellation: "The server **MUST** treat a client
+# disconnect as cancellation of that request. No `notifications/cancelled` message is required or
+# expected." The shop's server answers each request at once, in one body, so it has no long work
+# to stop: a client that hangs up before the answer simply never reads it. *Before 2026-07-28* it
+# was the other way round: 2025-11-25 says a disconnection **SHOULD NOT** be interpreted as the
+# client cancelling its request, and "To cancel, the client **SHOULD** explicitly send an MCP
+# `CancelledNotification`", a POST that gets 202 like any notification.
+#
 # **Errors with a status.** A proxy reads the status line, not the body, so the status says what
-# kind of error the body holds (Request Metadata > Protocol Version Header):
+# kind of error the body holds. The spec fixes it for some errors (Request Metadata > Protocol
+# Version Header):
 #
 # > If the server does not implement the requested protocol version [...], it **MUST** respond
 # > with `400 Bad Request` and an `UnsupportedProtocolVersionError` listing its supported versions.
@@ -549,11 +600,14 @@ if __name__ == "__main__":
 # > If the server does not implement the requested RPC method, it **MUST** respond with `404 Not
 # > Found` and a JSON-RPC error with code `-32601` (`Method not found`).
 #
-# The same holds for every error that refuses a request as it was sent: a missing envelope
-# (-32602), a header mismatch (-32020, part 2), a capability not declared (-32021), a body that is
-# no request (-32600, -32700). The course's table: -32601 is 404; -32700, -32600, -32602, -32020,
-# -32021, -32022 are 400; any other reply is 200 (a tool's own failure is a result with `isError`,
-# and is 200 too).
+# Base Protocol > General fields > `_meta` adds two: a request that lacks a required `_meta`
+# field (-32602) and one that needs a capability it did not declare (-32021): "On HTTP, the
+# response status **MUST** be `400 Bad Request`". A header mismatch (-32020, part 2) is 400 too.
+# For the other errors that refuse a request as it was sent (a body that is no request, -32700
+# and -32600; any other -32602, such as an unknown tool) the spec names no status, and the course's
+# server chooses 400. The course's table: -32601 is 404; -32700, -32600, -32602, -32020, -32021,
+# -32022 are 400; any other reply is 200 (a tool's own failure is a result with `isError`, and is
+# 200 too).
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -587,12 +641,15 @@ if __name__ == "__main__":
 # {"jsonrpc":"2.0","id":4,"error":{"code":-32022,...,"data":{"supported":["2026-07-28"],"requested":"2099-01-01"}}}
 # ```
 #
-# **POST only.** There is no stream to open with GET and no session to end with DELETE. To a
-# client that tries, the spec's answer (Earlier Streamable HTTP Revisions):
+# **POST only.** 2026-07-28 removed the GET stream and the sessions (the page's opening note), so
+# there is no stream to open with GET and no session to end with DELETE. To an older client that
+# tries, a server that speaks only this revision **SHOULD** answer (Earlier Streamable HTTP
+# Revisions):
 #
 # > HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.
 #
-# HTTP requires an `Allow` header with a 405 (RFC 9110): here, `Allow: POST`.
+# The course's server gives a GET or DELETE that says 2026-07-28 (its `MCP-Protocol-Version`) this
+# answer. HTTP requires an `Allow` header with a 405 (RFC 9110): here, `Allow: POST`.
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -608,9 +665,9 @@ if __name__ == "__main__":
 # {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Method Not Allowed: GET; 2026-07-28 sends every message as a POST"}}
 # ```
 #
-# **Before 2026-07-28** (2025-03-26 to 2025-11-25): the server gave each client a session at
-# `initialize` (`Mcp-Session-Id`) and wanted it back on every request; GET opened a stream for the
-# server's own requests and DELETE ended the session. Part 6 serves those clients.
+# **Before 2026-07-28** (2025-03-26 to 2025-11-25): the server could give each client a session
+# at `initialize` (`Mcp-Session-Id`) and then want it back on every request; GET opened a stream
+# for the server's own messages and DELETE ended the session. Part 6 serves those clients.
 #
 # ### Your turn: `modern_status`, `post_modern` and `get`
 #
@@ -666,6 +723,9 @@ lab.check("test_post")
 # | `MCP-Protocol-Version` | `params._meta["io.modelcontextprotocol/protocolVersion"]` | every POST |
 # | `Mcp-Method` | `method` | every request |
 # | `Mcp-Name` | `params.name` (or `params.uri`) | `tools/call`, `prompts/get` (`resources/read`) |
+# | `Mcp-Param-{Name}` | an argument a tool marks with `x-mcp-header` | `tools/call` of that tool |
+#
+# (Standard Request Headers: "These headers are **REQUIRED** for compliance.")
 #
 # Two copies of one fact can disagree. If the gateway routes on the header and the server acts on
 # the body, a client can send `Mcp-Name: count_orders` past a gateway that forbids `cancel_order`,
@@ -678,8 +738,12 @@ lab.check("test_post")
 # > When rejecting a request due to header validation failure, servers **MUST** return HTTP status
 # > `400 Bad Request` and **MUST** include a JSON-RPC error response
 #
-# with the code `-32020`, `HeaderMismatch`. A header that is missing is refused the same way. The
-# error carries the request's id: the body was read, and it is that request which is refused.
+# with the code `-32020`, `HeaderMismatch`. A header that is missing is refused the same way (the
+# spec's validation failures include "A required standard header (`MCP-Protocol-Version`,
+# `Mcp-Method`, `Mcp-Name`) is missing"). The error carries the request's id: the body was read,
+# and it is that request which is refused (Base Protocol: error responses **MUST** include the
+# same ID as the request they correspond to, in its JSON type: `0` stays the number `0`, and
+# `0` is an id like any other, never "no id").
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -703,11 +767,12 @@ lab.check("test_post")
 # A header holds plain visible ASCII; a tool name may not. Such a value travels in Base64 between
 # two markers, `=?base64?` and `?=` (Value Encoding):
 #
-# > servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it
-# > to the corresponding request body value
+# > [...] servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before
+# > comparing it to the corresponding request body value [...]
 #
-# A client may encode a plain name too, so `=?base64?Y291bnRfb3JkZXJz?=` is `count_orders`, and
-# the request is served:
+# The spec asks clients to encode a value that cannot be a plain ASCII header value, and any plain
+# value that looks like the markers; a server decodes whatever comes encoded. So
+# `=?base64?Y291bnRfb3JkZXJz?=` is `count_orders`, and the request is served:
 #
 # ```http
 # $ mcp-lab serve --http 127.0.0.1:8000
@@ -728,6 +793,32 @@ lab.check("test_post")
 # {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete",...}}
 # ```
 #
+# **Headers from a tool's own parameters.** A server may ask for more: a tool marks a parameter of
+# its `inputSchema` with `x-mcp-header`, and clients then repeat that argument in a header of its
+# own, `Mcp-Param-{Name}` (Custom Headers from Tool Parameters):
+#
+# > MCP servers **MAY** designate specific tool parameters to be mirrored into HTTP headers using
+# > an `x-mcp-header` extension property in the parameter's schema within the tool's
+# > `inputSchema`.
+#
+# > While the use of `x-mcp-header` is optional for servers, clients **MUST** support this
+# > feature.
+#
+# The spec's example: a tool `execute_sql` whose `region` says `"x-mcp-header": "Region"` is called
+# with `Mcp-Param-Region: us-west1` beside `Mcp-Name: execute_sql`, so a gateway can route by
+# region. The value follows the same Value Encoding (`=?base64?...?=`), and a server that processes
+# the body holds it to the body as it holds `Mcp-Name` (Server Behavior for Custom Headers):
+#
+# > Any server that processes the message body **MUST** validate that encoded header values, after
+# > decoding if Base64-encoded, match the corresponding values in the request body. Servers
+# > **MUST** reject requests with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020`
+# > (`HeaderMismatch`) if any validation fails.
+#
+# The shop's tools mark no parameter, so its server expects no `Mcp-Param` header and checks
+# none. The spec asks nothing of a server about one its tools did not designate (intermediaries
+# that do not recognize one **MUST** forward it and otherwise ignore it); the course's server
+# ignores it too, and serves the request.
+#
 # ### Your turn: `header_problem`
 #
 # `header_problem(headers, message)`: `None` when the headers agree with the request, else one
@@ -735,8 +826,10 @@ lab.check("test_post")
 # `MCP-Protocol-Version` present and equal to `_meta`'s version; `Mcp-Method` present and equal
 # to `method`; then, only when `NAMED_BY` names a field for the method and the body holds a string
 # there, `Mcp-Name` present and, through `decode_value`, equal to it. Strip the spaces around a
-# header value (they are not part of it). Then call it in `post_modern`: a problem is 400 with
-# `{"code": HEADER_MISMATCH, "message": "Header mismatch: " + problem}` and the request's id.
+# header value (they are not part of it). Ignore headers the shop does not define (an
+# `Mcp-Param-...` one included). Then call it in `post_modern`: a problem is 400 with
+# `{"code": HEADER_MISMATCH, "message": "Header mismatch: " + problem}` and the request's id,
+# exactly as it came (a request is a message with an `"id"` member, whatever its value: `0` too).
 
 # %% id=try-headers
 with lab.serve_http("mcp_http") as url:
@@ -851,8 +944,11 @@ lab.check("test_origin")
 # ## 4. SSE: when the client wants a stream
 #
 # A POST's response may also be a *stream*: Server-Sent Events, `Content-Type: text/event-stream`.
-# It lets a server send messages while it works on a request (progress, a question back to the
-# client) and the response at the end. An SSE stream is UTF-8 text, a series of events; each event
+# In 2026-07-28 it lets a server send notifications that relate to the request while it works on
+# it (progress, log messages: `notifications/progress`, `notifications/message`), then the
+# response at the end. Never a request of its own: a question for the client comes back as an
+# `input_required` result (stage 11), and the client asks again. An SSE stream is UTF-8 text, a
+# series of events; each event
 # is a few `field: value` lines and ends with a **blank line**. An MCP message travels as one
 # event of type `message`, its JSON on a `data:` line:
 #
@@ -873,7 +969,21 @@ lab.check("test_origin")
 # > The server **MAY** send JSON-RPC _notifications_ [...] before the final response. These
 # > notifications **MUST** relate to the originating client request.
 #
+# > The server **MUST NOT** send independent JSON-RPC _requests_ on this stream.
+#
 # > The final JSON-RPC _response_ **SHOULD** terminate the stream.
+#
+# (Before 2026-07-28 a server could send its own requests on such a stream, and on a GET stream;
+# 2026-07-28 puts them in `input_required` results instead. The one long-lived stream it keeps is
+# the response to a `subscriptions/listen` request, for change notifications: this stage's front
+# leaves it out.)
+#
+# And when it starts one (same section):
+#
+# > When initiating an SSE stream, servers **SHOULD** include the `X-Accel-Buffering: no` header in
+# > the HTTP response.
+#
+# so that a proxy such as nginx passes each event on at once instead of holding it in a buffer.
 #
 # This server has nothing to send before its response, so a stream of one event, ended at once,
 # is all it needs. It sends one only to a client that accepts nothing else; a client that lists
@@ -896,6 +1006,7 @@ lab.check("test_origin")
 # HTTP/1.1 200 OK
 # Content-Type: text/event-stream
 # Cache-Control: no-cache
+# X-Accel-Buffering: no
 #
 # event: message
 # data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",...}}
@@ -906,7 +1017,7 @@ lab.check("test_origin")
 # `sse_event(message)`: the bytes of one event, `event: message`, then `data: ` and the message as
 # compact JSON (`encode(message)`), then the blank line. `send_sse(reply, headers)`: a 200 with
 # `Content-Type: text/event-stream` whose body is that one event, with `Cache-Control: no-cache`
-# (no proxy may keep a stream) and `headers`.
+# (no proxy may keep a stream), `X-Accel-Buffering: no` (the SHOULD above) and `headers`.
 
 # %% id=try-sse
 print(sse_event({"jsonrpc": "2.0", "id": 2, "result": {"text": "two\nlines"}}))
@@ -933,9 +1044,10 @@ lab.check("test_sse")
 # > Servers **SHOULD** implement proper authentication for all connections
 #
 # MCP's answer for HTTP is its Authorization chapter (MCP 2026-07-28, Basic > Authorization). It is
-# **OPTIONAL**, and it is OAuth 2.1: the MCP server is a *resource server* that accepts access
-# tokens, and an *authorization server* (the company's login, say) issues them. Whatever issues a
-# token, the request carries it the same way (Authorization > Access Token Usage):
+# **OPTIONAL** ("Authorization is **OPTIONAL** for MCP implementations"), and it is OAuth 2.1: the
+# MCP server is a *resource server* that accepts access tokens, and an *authorization server* (the
+# company's login, say) issues them. Whatever issues a token, the request carries it the same way
+# (Authorization > Access Token Usage > Token Requirements):
 #
 # > MCP client **MUST** use the Authorization request header field defined in OAuth 2.1 Section
 # > 5.1.1: `Authorization: Bearer <access-token>`
@@ -996,13 +1108,28 @@ lab.check("test_sse")
 # {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete",...}}
 # ```
 #
-# **What OAuth adds.** In the spec's flow the 401's challenge also names a *resource metadata*
-# document (`WWW-Authenticate: Bearer resource_metadata="https://.../.well-known/oauth-protected-resource"`,
-# RFC 9728). The client reads it, finds the authorization server, registers, sends the user to log
-# in and consent, and gets a token made for this server alone: the spec says servers **MUST**
-# validate that tokens were issued for them as the intended audience (RFC 8707), and **MUST NOT**
-# accept or pass on any other. That token names a user, carries *scopes* (too few: 403 with
-# `error="insufficient_scope"`), expires soon, and can be revoked, one client at a time.
+# **What OAuth adds.** A server that implements the chapter **MUST** publish *Protected Resource
+# Metadata* (RFC 9728): a document that names its authorization server. It says where in one of
+# two ways (Authorization Server Discovery): in the 401's challenge
+# (`WWW-Authenticate: Bearer resource_metadata="https://.../.well-known/oauth-protected-resource"`),
+# or at that well-known URI itself. The client reads it, finds the authorization server and its
+# metadata, and then needs a *client ID* there. The spec's three ways to get one (Client
+# Registration), and the order in which a client that supports all of them **SHOULD** try them:
+#
+# 1. client information *pre-registered* with that server, if the client has it;
+# 2. a *Client ID Metadata Document*, if the authorization server says it supports them
+#    (`client_id_metadata_document_supported`): the client's ID is an HTTPS URL, and the document
+#    at that URL describes the client (its name, its `redirect_uris`). The spec calls this the
+#    case "When client and server have no prior relationship (most common)";
+# 3. *Dynamic Client Registration* (RFC 7591), as a fallback, where the authorization server
+#    offers it; the spec marks it deprecated, "retained for backwards compatibility";
+# 4. and last, asking the user to enter the client information.
+#
+# Then the client sends the user to log in and consent, and gets a token made for this server
+# alone: the spec says servers **MUST** validate that tokens were issued specifically for them as
+# the intended audience (RFC 8707), and "**MUST NOT** accept or transit any other tokens". That
+# token names a user, carries *scopes* (too few: the server **SHOULD** answer 403 with
+# `error="insufficient_scope"`), expires, and can be revoked, one client at a time.
 #
 # **What a static token gives, and what it does not.** This stage's token is one shared secret,
 # given to the server when it starts and to each client by hand. It gives one thing: whoever does
@@ -1245,11 +1372,24 @@ lab.check("test_sessions")
 # the session your part 6 gives it:
 #
 # ```python
-# async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http:
-#     transport = streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http)
-#     async with Client(transport, mode="auto") as client:
-#         print(await client.call_tool("count_orders", {"status": "paid"}))
+# import asyncio
+#
+# import httpx2
+# from mcp import Client
+# from mcp.client.streamable_http import streamable_http_client
+#
+#
+# async def main():
+#     async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http:
+#         transport = streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http)
+#         async with Client(transport, mode="auto") as client:
+#             print(await client.call_tool("count_orders", {"status": "paid"}))
+#
+#
+# asyncio.run(main())
 # ```
+#
+# (Save it as a file and run it with `../../.venv/bin/python`, while your server runs.)
 #
 # And the MCP Inspector's CLI, over HTTP (it sends `initialize`: part 6 serves it):
 #
@@ -1280,7 +1420,7 @@ lab.check("test_inspector")
 # ## Recall
 #
 # 1. On stdio a notification got no reply at all. What does it get over HTTP, and why can it not
-#    get nothing?
+#    get nothing? Which notification does a 2026-07-28 client send over HTTP to cancel a request?
 # 2. A 2026-07-28 server keeps no session. What lets it serve any request alone, and what does a
 #    load balancer gain?
 # 3. A gateway routes on `Mcp-Name`, your server acts on the body. What could a client do if your
@@ -1300,3 +1440,27 @@ lab.check("test_inspector")
 # headers to its body, keeps older clients' sessions apart, refuses web pages from elsewhere, and
 # streams when asked. The messages never changed: the dispatcher you built in
 # stages 01 to 05 answered all of them.
+
+# %% [markdown] id=read-next
+# ## Read next in the spec
+#
+# The pages this stage relies on, in the spec repository (`docs/specification/...`):
+#
+# - `2026-07-28/basic/transports/streamable-http.mdx`: Security & Endpoint (Origin, localhost,
+#   authentication), Sending Messages (202, the note on notifications), Receiving Messages (SSE,
+#   `X-Accel-Buffering`), Cancellation, Request Metadata (Protocol Version Header, Standard Request
+#   Headers, Custom Headers from Tool Parameters and `x-mcp-header`, Value Encoding, Server
+#   Validation, -32020), Backward Compatibility > Earlier Streamable HTTP Revisions.
+# - `2026-07-28/basic/patterns/cancellation.mdx`: Transport-Specific Cancellation.
+# - `2026-07-28/basic/patterns/mrtr.mdx` and `subscriptions.mdx`: what replaced the server's own
+#   requests and the GET stream.
+# - `2026-07-28/basic/index.mdx`: Messages (ids in responses), Error Codes, General fields >
+#   `_meta` (the 400s of -32602 and -32021).
+# - `2026-07-28/basic/versioning.mdx`: Backward Compatibility (one endpoint, both eras).
+# - `2026-07-28/basic/authorization/index.mdx` (Protocol Requirements, Overview, Access Token
+#   Usage, Error Handling), `authorization-server-discovery.mdx` (Protected Resource Metadata),
+#   `client-registration.mdx` (the order of preference; Client ID Metadata Documents),
+#   `security-considerations.mdx`.
+# - `2026-07-28/changelog.mdx`: Major changes 1, 4 and 9; Minor change 4.
+# - `2025-11-25/basic/transports.mdx`: Streamable HTTP (Sending Messages, Listening for Messages
+#   from the Server, Session Management, Protocol Version Header), for older clients.

@@ -84,7 +84,7 @@ def public(stage: str, grade_id: str, says: str) -> Callable[[Callable[[Work], N
 def run(cell: Cell, work: Work) -> None:
     """Run ``cell``'s checks on ``work``; whatever the learner's code does on the way is a :class:`Failure`.
 
-    The checks call the learner's code through :func:`~grader.course.expect.call`, which explains
+    The checks call the learner's code through :func:`~grader.course.calls.call`, which explains
     what it raised. A proxy used outside such a call (reading an attribute of the learner's object,
     say) can still meet the learner's process stopped or ended, or their exception: that is a
     verdict on their code too, never an error of the grader's.

@@ -18,7 +18,8 @@ from typing import Any
 
 from reference.catalog import STATUSES
 
-from ..expect import Failure, call, describe_id, outcome, show
+from ..calls import call, outcome
+from ..expect import Failure, describe_id, show
 from ..remote import type_name
 from ..work import Work
 from . import public

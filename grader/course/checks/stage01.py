@@ -13,8 +13,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ..calls import call, outcome
 from ..drive import Server, request
-from ..expect import Failure, call, outcome, same_json, show
+from ..expect import Failure, same_json, show
 from ..work import Work
 from . import public
 

@@ -13,8 +13,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from grader.checker.catalogue import CATALOGUE
+
+from ..calls import call
 from ..drive import Server, mismatch, notification, request
-from ..expect import Failure, call, describe_id, same_json, show
+from ..expect import Failure, describe_id, same_json, show
 from ..work import Work
 from . import public
 
@@ -38,7 +41,7 @@ def id_echo_cell(work: Work) -> None:
     check_id_echo(work.host("messages"), [0, 42, "abc", "7"])
 
 
-@public("02", "test_silence", "no reply to notifications/initialized, notifications/cancelled, an unknown notification")
+@public("02", "test_silence", "no reply to three notifications (legacy, 2026-07-28, unknown) or to a response")
 def silence_cell(work: Work) -> None:
     check_silence(work.host("messages"))
 
@@ -134,6 +137,30 @@ def _cases(id: Any) -> list[tuple[str, bytes, Reply, str]]:
     ]
 
 
+def quoted(check: str, name: str) -> dict[str, str]:
+    """The ``rule`` and ``fix`` details of ``check``'s other rule ``name``: a failure quotes the rule
+    its evidence shows (no reply at all breaks the reply rule, not the id rule)."""
+    rule = CATALOGUE[check].rule_named(name)
+    return {"rule": f"{rule.source} ({rule.keyword}): {rule.text}", "fix": CATALOGUE[check].fix_for("python", rule)}
+
+
+def _other_rule(check: str, line: bytes, expected: Reply) -> dict[str, str]:
+    """The rule a wrong reply to ``line`` breaks where it is not ``check``'s main one."""
+    also = CATALOGUE[check].also if check in CATALOGUE else {}
+    if expected is None and _is_response(line) and "response" in also:
+        return quoted(check, "response")
+    if expected is not None and "no-reply" in also:
+        return quoted(check, "no-reply")
+    if expected is not None and expected.get("error", {}).get("code") == -32602 and "params" in also:
+        return quoted(check, "params")  # the course's choice for params that are not an object
+    return {}
+
+
+def _is_response(line: bytes) -> bool:
+    message = json.loads(line) if line.startswith(b"{") else None
+    return isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message)
+
+
 def _error(code: int, id: Any = None) -> dict[str, Any]:
     """An expected error reply (matched on its code; the message is free text)."""
     return {"jsonrpc": "2.0", "id": id, "error": {"code": code}}
@@ -172,6 +199,7 @@ def check_branches(work: Work, ids: list[Any]) -> None:
                     f"{what} must get no reply at all (return None)",
                     sent=line.decode("utf-8", "replace"),
                     received=show(reply),
+                    **_other_rule(check, line, expected),
                 )
             if b"notifications/seen" in line and seen != [{"k": 1}]:
                 raise Failure(
@@ -181,7 +209,16 @@ def check_branches(work: Work, ids: list[Any]) -> None:
                     received=f"handler calls: {seen!r}",
                 )
             continue
-        problem = mismatch(line, reply, expected) if reply is not None else "no reply (None)"
+        if reply is None:
+            raise Failure(
+                check,
+                f"{what}: no reply (None), but a request gets one" + (" (0 is an id)" if b'"id": 0' in line else ""),
+                sent=line.decode("utf-8", "replace"),
+                expected=show(expected),
+                received="None",
+                **_other_rule(check, line, expected),
+            )
+        problem = mismatch(line, reply, expected)
         if problem:
             raise Failure(
                 check,
@@ -189,6 +226,7 @@ def check_branches(work: Work, ids: list[Any]) -> None:
                 sent=line.decode("utf-8", "replace"),
                 expected=show(expected),
                 received=show(reply),
+                **_other_rule(check, line, expected),
             )
         if isinstance(reply, dict) and "error" in reply and "error" in expected:
             continue
@@ -204,16 +242,45 @@ def check_branches(work: Work, ids: list[Any]) -> None:
 
 # -- as a process -------------------------------------------------------------------------------
 def check_id_echo(argv: list[str], ids: list[Any]) -> None:
+    """Pings (the legacy era's request with a fixed reply; stage 02's server is a legacy one) echo their ids."""
     with Server(argv) as server:
         for id in ids:
-            server.expect(request("ping", id), {"jsonrpc": "2.0", "id": id, "result": {}}, "id-echo")
+            try:
+                server.expect(request("ping", id), {"jsonrpc": "2.0", "id": id, "result": {}}, "id-echo")
+            except Failure as failure:
+                if failure.check != "id-echo" or not failure.summary.startswith("no reply"):
+                    raise
+                # No reply at all: the reply rule is broken (a request taken for a notification?);
+                # the fix says so, in place of the hint about flushing.
+                details = {k: v for k, v in failure.details.items() if k != "hint"}
+                raise Failure(
+                    "id-echo",
+                    f"the request with id {describe_id(id)} got {failure.summary}",
+                    **details,
+                    **quoted("id-echo", "no-reply"),
+                ) from None
+
+
+# A response, as a client of the legacy era sends one to a request of the server's (a ping, say).
+RESPONSE = {"jsonrpc": "2.0", "id": "srv-1", "result": {}}
 
 
 def check_silence(argv: list[str]) -> None:
+    """No reply to a notification of either era, an unknown one, or a response."""
     with Server(argv) as server:
-        server.expect_silence(notification("notifications/initialized"))
+        server.expect_silence(notification("notifications/initialized"))  # legacy (2025-11-25 and before)
         server.expect_silence(notification("notifications/cancelled", {"requestId": 7, "reason": "user"}))
         server.expect_silence(notification("notifications/mcp-lab/unknown"))
+        try:
+            server.expect_silence(RESPONSE)
+        except Failure as failure:
+            if failure.check != "notification-silence":
+                raise
+            raise Failure(
+                failure.check,
+                "the server answered a response: a response is not a request, nothing answers it",
+                **{**failure.details, **quoted("notification-silence", "response")},
+            ) from None
 
 
 def check_error_table(argv: list[str], id: Any = 1) -> None:

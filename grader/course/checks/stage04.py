@@ -18,8 +18,9 @@ from reference.database import open_readonly
 from reference.lifecycle import LATEST
 from reference.shop import shop_tools
 
+from ..calls import call, outcome
 from ..drive import Server, expect_checks, initialize, notification, request
-from ..expect import Failure, call, outcome, show
+from ..expect import Failure, show
 from ..remote import is_a
 from ..work import Work
 from . import public
@@ -161,6 +162,21 @@ def broken_results(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return broken
 
 
+# What the shop's declarations must say beyond the spec: the spec (2026-07-28, Tools > Tool) makes title,
+# description and annotations optional, and asks of a schema only that it be valid. A learner who loses points
+# on these must read that they are the course's demands (stage 04's lesson says the same).
+COURSE_ASKS_TOOLS = (
+    "the course's shop contract, not a MUST of the spec (title, description and annotations are optional there): "
+    "stage 04 asks each tool for a description a model can act on, a description per argument, a schema that "
+    "takes the shop's arguments and refuses others, and the read-only annotations"
+)
+# An outputSchema whose root is not an object: the legacy schema's rule (the course serves both eras one list).
+OUTPUT_OBJECT = (
+    'MCP 2025-11-25 schema.ts Tool.outputSchema (schema): type: "object" at the root (2025-06-18 too; 2026-07-28 '
+    "allows any JSON Schema, but the course's server gives one declaration to both eras)"
+)
+
+
 def _validator(schema: Any, where: str, check: str) -> Any:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
@@ -172,7 +188,8 @@ def _validator(schema: Any, where: str, check: str) -> Any:
     except SchemaError as exc:
         raise Failure(check, f"{where} is not a valid JSON Schema: {exc.message}", received=show(schema)) from None
     if schema.get("type") != "object":
-        raise Failure(check, f'{where} must have "type": "object"', received=show(schema))
+        details = {"rule": OUTPUT_OBJECT} if check == "structured-output" else {}
+        raise Failure(check, f'{where} must have "type": "object"', received=show(schema), **details)
     return Draft202012Validator(schema)
 
 
@@ -197,30 +214,43 @@ def check_tool(
         )
     for key in ("title", "description"):
         if not isinstance(tool.get(key), str) or not tool[key].strip():
-            raise Failure("tools-list", f'{name}: "{key}" must be a non-empty string')
+            raise Failure("shop-contract", f'{name}: "{key}" must be a non-empty string', course=COURSE_ASKS_TOOLS)
     if len(tool["description"]) < 60:
         raise Failure(
-            "tools-list",
+            "shop-contract",
             f"{name}: a description of {len(tool['description'])} characters does not tell a model enough",
             hint="say what the tool does, when to use it, what it returns, and what an error means",
+            course=COURSE_ASKS_TOOLS,
         )
     inputs = _validator(tool.get("inputSchema"), f"{name}'s inputSchema", "tools-list")
     schema = tool["inputSchema"]
     if schema.get("additionalProperties") is not False:
-        raise Failure("tools-list", f'{name}\'s inputSchema needs "additionalProperties": false')
+        raise Failure(
+            "shop-contract", f'{name}\'s inputSchema needs "additionalProperties": false', course=COURSE_ASKS_TOOLS
+        )
     for prop, spec in schema.get("properties", {}).items():
         if not isinstance(spec, dict) or not isinstance(spec.get("description"), str):
-            raise Failure("tools-list", f"{name}: the argument {prop!r} needs a description for the model")
+            raise Failure(
+                "shop-contract",
+                f"{name}: the argument {prop!r} needs a description for the model",
+                course=COURSE_ASKS_TOOLS,
+            )
     good, bad = arguments
     if refused := _first_refused(inputs, good):
         arguments, why = refused
         raise Failure(
-            "tools-list", f"{name}'s inputSchema refuses arguments the tool takes: {why}", sent=show(arguments)
+            "shop-contract",
+            f"{name}'s inputSchema refuses arguments the tool takes: {why}",
+            sent=show(arguments),
+            course=COURSE_ASKS_TOOLS,
         )
     for arguments in bad:
         if inputs.is_valid(arguments):
             raise Failure(
-                "tools-list", f"{name}'s inputSchema accepts arguments the tool cannot take", sent=show(arguments)
+                "shop-contract",
+                f"{name}'s inputSchema accepts arguments the tool cannot take",
+                sent=show(arguments),
+                course=COURSE_ASKS_TOOLS,
             )
     outputs = _validator(tool.get("outputSchema"), f"{name}'s outputSchema", "structured-output")
     results = real_results(rng, name)
@@ -234,28 +264,66 @@ def check_tool(
     for result in broken_results(results):
         if outputs.is_valid(result):
             raise Failure(
-                "structured-output",
+                "shop-contract",
                 f"{name}'s outputSchema accepts a result the tool never returns: say which members are required",
                 received=show(result),
+                course=COURSE_ASKS_TOOLS,
             )
     annotations = tool.get("annotations")
     want = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
     if not isinstance(annotations, dict) or any(annotations.get(k) is not v for k, v in want.items()):
         raise Failure(
-            "tools-list",
-            f"{name}: the shop's tools only read the shop",
+            "shop-contract",
+            f"{name}: the shop's tools only read the shop: say so in its annotations (hints a client may not trust)",
             expected=show(want),
             received=show(annotations),
+            course=COURSE_ASKS_TOOLS,
         )
 
 
+# The rule a legacy tools/list result is judged by: its schema. Members the schema does not name (2026-07-28's
+# caching hints, say) are allowed there (Result has [key: string]: unknown), so they cost nothing.
+LIST_RESULT = (
+    "MCP 2025-11-25 schema.ts ListToolsResult (schema): a tools/list result holds tools: Tool[], and nextCursor "
+    "only where another page follows; Result allows members it does not name ([key: string]: unknown)"
+)
+LIST_FIX = 'return {"tools": all_tools()} (with "ttlMs" and "cacheScope" for a 2026-07-28 request); no nextCursor'
+
+
+def _members(result: dict[str, Any]) -> str:
+    """A list result as a learner needs to see it: every member, the tools by name (a whole list is too long)."""
+    shown = {k: [t.get("name") if isinstance(t, dict) else t for t in v] if k == "tools" and isinstance(v, list) else v
+             for k, v in result.items()}  # fmt: skip
+    return show(shown)
+
+
 def check_list_tools(list_tools: Callable[[dict[str, Any]], Any], all_tools: Callable[[], Any]) -> None:
+    """tools/list of a legacy request (no _meta): all_tools() in "tools", and no nextCursor. Other members
+    (2026-07-28's caching hints) break no rule of the legacy schema: they are shown, never graded."""
     got = call(list_tools, "tools-list", {})
     want = call(all_tools, "tools-list")
-    if not isinstance(got, dict) or got.get("tools") != want or set(got) - {"tools", "nextCursor"}:
-        raise Failure("tools-list", 'tools/list returns {"tools": all_tools()}', received=show(got))
+    if not isinstance(got, dict):
+        raise Failure(
+            "tools-list", f"list_tools({{}}) returned {type(got).__name__}, not an object", received=show(got)
+        )
+    if got.get("tools") != want:
+        first = _first_difference(got.get("tools"), want)
+        raise Failure(
+            "tools-list",
+            'list_tools({}) (a legacy request: no _meta) must return all_tools() in "tools"' + first,
+            expected=_members({"tools": want}),
+            received=_members(got),
+            rule=LIST_RESULT,
+            fix=LIST_FIX,
+        )
     if "nextCursor" in got:
-        raise Failure("tools-list", "a single page has no nextCursor: a client would ask for a next page forever")
+        raise Failure(
+            "tools-list",
+            "a single page has no nextCursor: a client would ask for a next page forever",
+            received=_members(got),
+            rule=LIST_RESULT,
+            fix=LIST_FIX,
+        )
     for cursor in (7, "page-2"):
         _, error = outcome(list_tools, "list-cursor", {"cursor": cursor})
         if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
@@ -264,6 +332,17 @@ def check_list_tools(list_tools: Callable[[dict[str, Any]], Any], all_tools: Cal
                 f"the cursor {show(cursor)} was not refused with -32602: this server never hands out a cursor",
                 received="no error" if error is None else type(error).__name__,
             )
+
+
+def _first_difference(got: Any, want: list[Any]) -> str:
+    """Where a tool list first differs from all_tools(), in words (empty when it is not a list at all)."""
+    if not isinstance(got, list):
+        return ""
+    for i, (mine, theirs) in enumerate(zip(got, want, strict=False)):
+        if mine != theirs:
+            name = theirs.get("name") if isinstance(theirs, dict) else theirs
+            return f": tool {i + 1} ({name}) differs"
+    return f": {len(got)} tools, all_tools() has {len(want)}"
 
 
 MODERN_META = {

@@ -38,6 +38,7 @@ from reference.lifecycle import LATEST
 from reference.shop import shop_tools
 from reference.tools import ToolError as ReferenceToolError
 
+from ..calls import outcome
 from ..drive import (
     CHECK_CALL_TIMEOUT,
     REPLY_TIMEOUT,
@@ -50,7 +51,7 @@ from ..drive import (
     request,
     sdk_client,
 )
-from ..expect import Failure, equal, followed_rule, not_written, outcome, same_json, show
+from ..expect import Failure, equal, followed_rule, not_written, same_json, show
 from ..pysource import parse as parse_source
 from ..remote import is_a
 from ..work import LOCAL, Work
@@ -147,7 +148,7 @@ def check_tool(work: Work, tool: str, argument_sets: list[dict[str, Any]]) -> No
             if error_text is not None:
                 if not is_a(error, "ToolError"):
                     raise Failure(
-                        "tool-error-kind",
+                        "shop-contract",
                         f"{shown} must raise ToolError: the tool ran and cannot answer",
                         expected=f"ToolError, with a text such as: {error_text}",
                         received=show(got) if error is None else f"{type(error).__name__}: {error}",
@@ -222,13 +223,22 @@ def check_call_tool(work: Work) -> None:
         ):
             version = "2025-06-18" if "2025-06-18" in what else LATEST
             got, error = run(params, version)
-            if not is_a(error, "RpcError") or getattr(error, "code", None) != -32602:
-                raise Failure(
-                    check,
-                    f"{what} is a protocol error: raise RpcError(INVALID_PARAMS, ...)",
-                    sent=show(params),
-                    received=show(got) if error is None else f"{type(error).__name__}: {error}",
-                )
+            if is_a(error, "RpcError") and getattr(error, "code", None) == -32602:
+                continue
+            # 2025-06-18 lists "Invalid arguments" under protocol errors and "Invalid input data" under tool
+            # execution errors, with no MUST either way: the course's -32602 is a choice, an isError result
+            # is right too. Arguments that are not an object break the CallToolRequest schema: -32602 only.
+            refused = error is None and isinstance(got, dict) and got.get("isError") is True
+            if version == "2025-06-18" and refused:
+                continue
+            raise Failure(
+                check,
+                f"{what} is a protocol error: raise RpcError(INVALID_PARAMS, ...)"
+                if version != "2025-06-18"
+                else f"{what} must be refused: raise RpcError(INVALID_PARAMS, ...) (or return an isError result)",
+                sent=show(params),
+                received=show(got) if error is None else f"{type(error).__name__}: {error}",
+            )
         for (params, what), version in zip(
             (
                 ({"name": "get_order", "arguments": {"order_id": "seven"}}, "arguments that break the inputSchema"),
@@ -240,16 +250,24 @@ def check_call_tool(work: Work) -> None:
             strict=True,
         ):
             got, error = run(params, version)
+            if "inputSchema" in what or "range" in what:
+                refused_as_protocol_error(version, what, params, error)
             if error is not None or not isinstance(got, dict) or got.get("isError") is not True:
+                # Bad arguments are the inputSchema's business; an unknown status or order, the shop's.
                 raise Failure(
-                    "tool-error-kind",
+                    "tool-error-kind" if "inputSchema" in what or "range" in what else "shop-contract",
                     f"under {version}, {what} is a tool execution error: a result with isError: true",
                     sent=show(params),
                     received=show(got) if error is None else f"{type(error).__name__}: {error}",
                 )
             _result_shape(got, params)
             if "structuredContent" in got:
-                raise Failure("structured-output", "an error result carries no structuredContent", received=show(got))
+                raise Failure(
+                    "structured-output",
+                    "an error result carries no structuredContent: the outputSchema describes the tool's data, "
+                    "and an error has none (any structuredContent MUST conform to the outputSchema)",
+                    received=show(got),
+                )
             check_result_type(got, version, f"call_tool(conn, schemas, {show(params)}, {version!r})")
         params = {"name": "count_orders", "arguments": {"status": "paid"}}
         want, _ = _reference("count_orders", {"status": "paid"})
@@ -275,6 +293,29 @@ def check_call_tool(work: Work) -> None:
                 raise Failure("structured-output", what, received=show(got))
     finally:
         conn.close()
+
+
+def refused_as_protocol_error(version: str, what: str, params: dict[str, Any], error: BaseException | None) -> None:
+    """Arguments that break the inputSchema refused with -32602 under 2025-11-25 or 2026-07-28: the spec lists input
+    validation errors under tool execution errors, with no MUST (the checker only warns); the course's table asks
+    for isError, and the failure says that it is the course's demand, under the rule the evidence shows."""
+    if not (is_a(error, "RpcError") and getattr(error, "code", None) == -32602):
+        return
+    from grader.checker.catalogue import CATALOGUE
+
+    kind = CATALOGUE["tool-error-kind"].also["kind"]
+    raise Failure(
+        "tool-error-kind",
+        f"under {version}, {what} was refused with -32602, a protocol error: the spec lists input validation "
+        "errors under tool execution errors (Tools > Error Handling), so that the model reads the text and "
+        "calls again",
+        sent=show(params),
+        received=f"{type(error).__name__}: {error}",
+        course="no MUST either way (mcp-lab check only warns); the course's table (stage 05, section 2) asks "
+        "for a result with isError: true from 2025-11-25 on (for 2025-06-18 and older, -32602 or isError)",
+        rule=f"{kind.source} ({kind.keyword}): {kind.text}",
+        fix="from 2025-11-25 on, return a result with isError: true whose text names the problem",
+    )
 
 
 def check_unknown_tool(run: Callable[[dict[str, Any], str], tuple[Any, BaseException | None]]) -> None:
@@ -313,6 +354,12 @@ def _result_shape(result: Any, params: dict[str, Any]) -> None:
         )
 
 
+CRASH_RULE = (
+    "MCP 2026-07-28 schema.ts CallToolResult.isError (SHOULD): any errors that originate from the tool SHOULD be "
+    "reported inside the result object, with isError set to true, not as an MCP protocol-level error response"
+)
+
+
 def check_crash_path(work: Work) -> None:
     """A tool that fails inside (a database without the shop's tables): the model gets an isError result,
     the details go to stderr, and stdout carries protocol messages only, also after the reply."""
@@ -339,6 +386,8 @@ def check_crash_path(work: Work) -> None:
                     "error: a result with isError: true and a short text for the model",
                     sent=show(sent),
                     received=show(reply),
+                    course="a SHOULD, which the course holds you to (stage 05, section 2, the table's last row)",
+                    rule=CRASH_RULE,
                 )
             ping = request("ping")
             server.expect(ping, {"jsonrpc": "2.0", "id": ping["id"], "result": {}}, "stdout-json-lines")
@@ -490,6 +539,36 @@ def own_server(work: Work) -> Iterator[list[str]]:
         yield argv
 
 
+def check_own_open_shop(work: Work) -> None:
+    """my_server.py's open_shop: a connection on which a write fails, and no file made for a missing path (the
+    mode=ro URI of stage 00). A server opened read-write passes every call's check: only the connection shows it."""
+    open_shop = work.module(CAPSTONE).open_shop
+    with work.scratch() as (here, there):
+        shutil.copyfile(work.db, here / "shop.db")
+        work.runner.own(here)
+        conn, error = outcome(open_shop, "read-only-uri", f"{there}/shop.db")
+        if error is not None:
+            raise Failure("read-only-uri", f"open_shop(path) raised {type(error).__name__}: {error}")
+        try:
+            _, refused = outcome(conn.execute, "read-only-uri", "CREATE TABLE written_by_the_check (x)")
+        finally:
+            conn.close()
+        if refused is None:
+            raise Failure(
+                "read-only-uri",
+                "my_server.py's open_shop(path) returned a connection that accepted a write (CREATE TABLE): it is "
+                "not read-only",
+                hint='mode=rw or mode=rwc opens the file for writing: use "?mode=ro"',
+            )
+        _, error = outcome(open_shop, "read-only-uri", f"{there}/no-such-shop.db")
+        if (here / "no-such-shop.db").exists():
+            raise Failure(
+                "read-only-uri",
+                "my_server.py's open_shop made no-such-shop.db: a read-only open never creates a file",
+                hint='mode=rwc creates a missing file: use "?mode=ro"',
+            )
+
+
 def written(argv: list[str]) -> None:
     """A short session before the cell's own checks: a piece that still raises NotImplementedError is
     named "not written yet", as in stages 00 to 04, not left to show as a dead server (the stubs of
@@ -564,7 +643,7 @@ def check_call_result(result: Any, call: Call, version: str, sent: Any) -> None:
     if error_text is not None:
         if result.get("isError") is not True:
             what = f"{shown} cannot be answered: a result with isError: true"
-            raise Failure("tool-error-kind", what, sent=show(sent), expected=error_text, received=show(result))
+            raise Failure("shop-contract", what, sent=show(sent), expected=error_text, received=show(result))
         _error_text_helps(tool, arguments, result["content"][0]["text"])
         return
     if result.get("isError", False) is not False:
@@ -781,12 +860,14 @@ def check_inspector(work: Work, argv: list[str], calls: list[Call], list_tools: 
 @public(
     "05",
     "test_own_server_check",
-    "my_server.py: the standard library only; mcp-lab check, both eras, finds no failure; resultType by era",
+    "my_server.py: the standard library only; mcp-lab check, both eras, finds no failure; resultType by era; "
+    "open_shop read-only",
 )
 def own_server_check_cell(work: Work) -> None:
     with own_server(work) as argv:
         check_whole_server(argv)
         check_own_eras(argv)
+    check_own_open_shop(work)
 
 
 @public("05", "test_own_server_sdk", "the official MCP SDK's client, default and legacy mode: four tools, two calls")

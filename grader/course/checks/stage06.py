@@ -6,7 +6,7 @@ of order, a server that talks first, one that never answers, one that floods std
 ignores the end of its input; and for MCP 2026-07-28's eras: the dual-era shop server, legacy-only
 servers that refuse the ``server/discover`` probe with one code or another or ignore it, a modern
 server of a later revision, and one that asks for input three times before it completes). Every
-call into the learner's code is bounded (:func:`expect.call`), and whatever process their client
+call into the learner's code is bounded (:func:`calls.call`), and whatever process their client
 started is killed when the check ends, so a broken client costs seconds, never a hung kernel.
 """
 
@@ -23,7 +23,8 @@ from typing import Any
 from reference.lifecycle import LATEST
 from reference.server import make_server
 
-from ..expect import Failure, call, equal, outcome, show
+from ..calls import call, outcome
+from ..expect import Failure, equal, show
 from ..lab_runtime.fixtures import answer
 from ..lab_runtime.peers.adversaries import asker_round, draw_asker, question
 from ..work import Work
@@ -46,7 +47,7 @@ def handshake_cell(work: Work) -> None:
     check_notify(work)
 
 
-@public("06", "test_ids", "replies out of order and forged string ids: ping, tools/list, ping, waited for in order")
+@public("06", "test_ids", "replies out of order and forged string ids, waited for in order; a request of id 0")
 def ids_cell(work: Work) -> None:
     check_ids(work, ["ping", "tools/list", "ping"], [0, 1, 2])
 
@@ -249,11 +250,30 @@ def check_ids(work: Work, methods: list[str], order: list[int]) -> None:
         for i in order:
             reply = call(client.wait_for, "client-ids", ids[i], limit=LIMIT)
             _check_reply(reply, ids[i], methods[i])
+        check_id_zero(client)
         result = call(
             client.request, "client-ids", "tools/call", {"name": "get_order", "arguments": {"order_id": 7}}, limit=LIMIT
         )
         if not isinstance(result, dict) or result.get("structuredContent", {}).get("id") != 7:
             raise Failure("client-ids", "request() returned another request's reply", received=show(result))
+
+
+def check_id_zero(client: Any) -> None:
+    """A request with id 0 (sent with the given send(): ids are the client's to choose), waited for: 0 is an id
+    like any other, and the reverse server's forged "0" (a string) comes first."""
+    zero = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
+    call(client.send, "client-ids", zero, limit=LIMIT)
+    reply, error = outcome(client.wait_for, "client-ids", 0, 1.5, limit=LIMIT)
+    if error is not None:
+        raise Failure(
+            "client-ids",
+            f"wait_for(0) raised {type(error).__name__} instead of returning the reply with id 0",
+            sent=show(zero),
+            expected='{"jsonrpc":"2.0","id":0,"result":{}} (after a forged reply with the id "0", a string)',
+            received=f"{type(error).__name__}: {error}",
+            hint='0 is an id: test "id" in message, never the truth of message.get("id")',
+        )
+    _check_reply(reply, 0, "ping")
 
 
 def _check_reply(reply: Any, request_id: Any, method: str) -> None:
@@ -513,6 +533,7 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
             result, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
             took = time.monotonic() - started
             if error is not None:
+                fell_back(client, said, error)
                 raise Failure(
                     "client-probe",
                     f"a legacy server answered the probe with {said}, and connect() raised instead of falling back",
@@ -556,7 +577,8 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
             raise Failure(
                 "client-probe",
                 "the probe got -32022 (UnsupportedProtocolVersionError, listing only 2027-03-01): a modern server "
-                "that does not speak 2026-07-28. connect() must raise ClientError, and never fall back to initialize",
+                "that does not speak 2026-07-28. The spec: use a version of its supported list, and do not fall "
+                "back to initialize; your client speaks none of that list, so connect() raises ClientError",
                 received=f"sent {show(_methods(messages))}; connect() "
                 + ("returned" if error is None else f"raised {type(error).__name__}"),
                 hint="-32020, -32021 and -32022 are 2026-07-28's own codes: only a modern server sends them",
@@ -567,6 +589,51 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
                 f"connect() raised {type(error).__name__}: {error}; "
                 "a modern server you cannot speak to is a ClientError",
             )
+
+
+ENVELOPED_INITIALIZE = (
+    "MCP 2026-07-28, Versioning > Backward Compatibility with Initialization-Based Versions: a dual-era server "
+    'selects its behavior from how the client opens: "A request carrying modern per-request `_meta` is served '
+    'statelessly according to this revision." and "An `initialize` request selects legacy semantics"; the '
+    "stdio fallback is the `initialize` handshake (Transports > stdio > Backward Compatibility), a legacy "
+    "request, so it carries no 2026-07-28 envelope"
+)
+
+
+def fell_back(client: Any, said: str, error: BaseException) -> None:
+    """connect() raised after a legacy server's answer to the probe: if it did fall back (the server read an
+    initialize), say so, and why that initialize was refused; else return (it raised instead of falling back)."""
+    try:
+        messages = _received(client, "client-probe")
+    except Failure:
+        return  # the client cannot even ask: the caller's message stands
+    sent = next((m for m in messages if isinstance(m, dict) and m.get("method") == "initialize"), None)
+    if sent is None:
+        return
+    params = sent.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and (PROTOCOL_VERSION in meta or CLIENT_CAPABILITIES in meta):
+        raise Failure(
+            "client-probe",
+            f"after {said} to the probe, connect() fell back to initialize, as it should; then the server refused "
+            "that initialize because it carried the 2026-07-28 envelope in params._meta: this server (the "
+            "course's dual-era one behind a legacy front) serves a request with that _meta as a 2026-07-28 "
+            "request, and 2026-07-28 has no initialize",
+            sent=show(sent),
+            received=f"{type(error).__name__}: {error}",
+            hint='set self.era = "legacy" before initialize(): the fallback is the legacy handshake, without _meta',
+            rule=ENVELOPED_INITIALIZE,
+            fix='on any other error or no answer in time: self.era = "legacy", then initialize() (send_request '
+            'adds the envelope only when self.era is "modern")',
+        )
+    raise Failure(
+        "client-handshake",
+        f"after {said} to the probe, connect() fell back to initialize, as it should; then it raised",
+        sent=show(sent),
+        received=f"{type(error).__name__}: {error}",
+        hint="initialize() sends protocolVersion, capabilities and clientInfo, returns the result, then sends "
+        "notifications/initialized",
+    )
 
 
 # -- 9. the envelope on every request -----------------------------------------------------------------------

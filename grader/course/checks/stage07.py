@@ -28,15 +28,20 @@ from grader.gallery import command as exhibit_command
 from reference.child import Line, child_environment
 from reference.framing import encode
 
+from ..calls import call
 from ..drive import expect_checks
-from ..expect import Failure, call, show
+from ..expect import Failure, show
 from ..work import Work
 from . import public
 
 REFERENCE = [sys.executable, "-m", "reference.server"]
 
 
-@public("07", "test_protocol_stdout", "protocol_stdout(): a print, os.system and a Python child all land on stderr")
+@public(
+    "07",
+    "test_protocol_stdout",
+    "protocol_stdout(): a print from before it, a print, os.system and a Python child all land on stderr",
+)
 def protocol_stdout_cell(work: Work) -> None:
     check_protocol_stdout(work, random.randrange(10**6))
 
@@ -79,7 +84,7 @@ def _run_piece(work: Work, name: str, code: str, stdin: bytes = b"") -> subproce
         argv = work.command([*work.python(), work._lab("run.py"), work.inside(Path(script.name))])
         return subprocess.run(argv, input=stdin, capture_output=True, env=child_environment(), timeout=RUN_LIMIT)
     except subprocess.TimeoutExpired:
-        raise Failure("stdout-json-lines", f"the test process did not finish within {RUN_LIMIT:.0f} s") from None
+        raise Failure("module", f"the test process did not finish within {RUN_LIMIT:.0f} s") from None
     finally:
         Path(script.name).unlink(missing_ok=True)
 
@@ -89,8 +94,8 @@ def _raised(result: subprocess.CompletedProcess[bytes], what: str) -> None:
     if result.returncode != 0:
         last = err.strip().splitlines()[-1] if err.strip() else f"exit status {result.returncode}"
         if "NotImplementedError" in last:
-            raise Failure("stdout-json-lines", f"{what} is not written yet (it raises NotImplementedError)")
-        raise Failure("stdout-json-lines", f"{what} failed: {last}", stderr=err)
+            raise Failure("module", f"{what} is not written yet (it raises NotImplementedError)")
+        raise Failure("module", f"{what} failed: {last}", stderr=err)
 
 
 def _stdout_empty(result: subprocess.CompletedProcess[bytes], what: str, hint: str) -> None:
@@ -110,6 +115,7 @@ subprocess.run([sys.executable, "-c", "print('a python child')"])
 protocol.write(MESSAGE)
 protocol.flush()
 print("after the message", flush=True)
+os._exit(0)  # ended as a host's SIGTERM or SIGKILL ends a server: no clean-up flushes what is still buffered
 """
 
 
@@ -129,10 +135,24 @@ def check_protocol_stdout(work: Work, id: int) -> None:
             "sys.stdout.flush() after that, not before",
         )
     err = result.stderr.decode("utf-8", "replace")
-    texts = ("printed before the swap", "a stray print", "a child process that inherited stdout", "a python child")
-    for text in (*texts, "after the message"):
+    if "printed before the swap" not in err:
+        raise Failure(
+            "stderr-logs",
+            "a line printed before protocol_stdout() was lost: it sat in Python's stdout buffer, and a server ended "
+            "without clean-up (here os._exit, as a host's SIGTERM or SIGKILL ends one) never flushed it",
+            sent="print(...) before protocol_stdout(), then a message on the protocol stream, then os._exit(0)",
+            hint="sys.stdout.flush() right after os.dup2(2, 1): the buffered line goes out through fd 1, stderr now",
+            stderr=err,
+        )
+    texts = ("a stray print", "a child process that inherited stdout", "a python child", "after the message")
+    for text in texts:
         if text not in err:
-            raise Failure("stdout-json-lines", f"{text!r} was lost: it belongs on stderr, not nowhere", stderr=err)
+            raise Failure(
+                "stderr-logs",
+                f"{text!r} (written after protocol_stdout()) was lost: it belongs on stderr, not nowhere",
+                hint="point fd 1 at stderr (os.dup2(2, 1)) and sys.stdout at sys.stderr, never at os.devnull",
+                stderr=err,
+            )
 
 
 _LOGGING = """

@@ -20,14 +20,16 @@ import random
 import string
 from typing import Any
 
+from grader.checker.catalogue import CATALOGUE
 from reference.catalog import STATUSES
 from reference.database import ensure_default, open_readonly
 from reference.errors import RpcError
 from reference.prompts import Prompts
 from reference.resources import ORDER_TEMPLATE, PRODUCT_TEMPLATE, Resources, match
 
+from ..calls import call, outcome
 from ..drive import Server, expect_checks, initialize, modern, notification, request, sdk_client
-from ..expect import Failure, call, outcome, same_json, show
+from ..expect import Failure, rule_and_fix, same_json, show
 from ..remote import is_a
 from ..work import Work
 from . import public
@@ -213,13 +215,20 @@ def check_read(work: Work, uris: list[str]) -> None:
 
 
 def _not_found(shown: str, uri: str, got: Any, error: Any) -> None:
+    # The handler serves both eras: it raises the course's era-neutral RESOURCE_NOT_FOUND (-32002 inside
+    # the server), which the server writes as each request's era wants it.
+    expected = (
+        f"RpcError(RESOURCE_NOT_FOUND, data={{'uri': {uri!r}}}): code -32002 inside the server, written -32602 "
+        "on a 2026-07-28 request and -32002 on a legacy (2025-11-25) one"
+    )
     if _refused(error, -32602):
         raise Failure(
             "resource-not-found",
-            f"{shown}: -32602 is what a 2026-07-28 client must see, but your handler serves both eras: raise "
-            "RpcError(RESOURCE_NOT_FOUND, data={'uri': uri}) and the server writes it as -32602 on a 2026-07-28 "
-            "request and as -32002 on a legacy one (a plain -32602 cannot be told from a malformed request)",
-            expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+            f"{shown}: -32602 is what a 2026-07-28 request must get, but your handler serves both eras and a "
+            "legacy (2025-11-25) request must get -32002: raise RpcError(RESOURCE_NOT_FOUND, data={'uri': uri}) "
+            "and the server writes the code of the request's era (a plain -32602 cannot be told from a malformed "
+            "request)",
+            expected=expected,
             received=_got(got, error),
         )
     if not _refused(error, -32002):
@@ -227,14 +236,14 @@ def _not_found(shown: str, uri: str, got: Any, error: Any) -> None:
             "resource-not-found",
             f"{shown}: {uri!r} names nothing the shop has, in the form the server writes: "
             "raise RpcError(RESOURCE_NOT_FOUND, data={'uri': uri}) (never an empty contents list)",
-            expected=show({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+            expected=expected,
             received=_got(got, error),
         )
     data = getattr(error, "data", None)
     if not same_json(data, {"uri": uri}):
         raise Failure(
             "resource-not-found",
-            f"{shown}: the error's data names the URI, as the spec's example does",
+            f"{shown}: the error's data names the URI, as the spec's example error does (the course requires it)",
             expected=show({"uri": uri}),
             received=show(data),
         )
@@ -397,8 +406,14 @@ def hidden_prompts(rng: random.Random) -> list[dict[str, Any]]:
 
 # -- the server --------------------------------------------------------------------------------------
 MODERN = "2026-07-28"
-# The results 2026-07-28 makes cacheable that this stage's functions answer (Server Utilities > Caching).
+# The results 2026-07-28 makes cacheable (Server Utilities > Caching, Cacheable Results) that this stage's
+# functions answer: the three lists and resources/read. prompts/get is not among them.
 CACHEABLE = ("resources/list", "resources/templates/list", "prompts/list")
+# The rule each era's session judges "a URI that names nothing" by (the checker's ids and rule texts).
+NOT_FOUND = {
+    MODERN: ("modern-resource-not-found", "main", -32602),
+    "2025-11-25": ("resources-read", "not-found", -32002),
+}
 
 
 def check_served(argv: list[str], unknown_uri: str, prompt: str, checker: bool = True) -> None:
@@ -431,20 +446,76 @@ def _declares_all(reply: dict[str, Any], method: str, rule: str) -> None:
             raise Failure(rule, f"{method} does not declare {feature}", received=show(reply))
 
 
-def _not_found_on_the_wire(server: Server, read: dict[str, Any], uri: str, code: int, era: str) -> None:
-    reply = server.expect(read, {"jsonrpc": "2.0", "id": read["id"], "error": {"code": code}}, "resource-not-found")
-    if not same_json(reply["error"].get("data"), {"uri": uri}):
+def _not_found_on_the_wire(server: Server, read: dict[str, Any], uri: str, era: str) -> None:
+    """A read of a URI that names nothing, judged by the rule of the era the request speaks: its code
+    (2026-07-28: -32602; 2025-11-25: -32002), then the URI in data (the course's demand, as the spec's
+    example error shows it)."""
+    check, rule_name, code = NOT_FOUND[era]
+    how = (
+        "a 2026-07-28 request (its _meta names the revision)"
+        if era == MODERN
+        else "a legacy request (no _meta, in a session that began with initialize at 2025-11-25; a SHOULD there, "
+        "which the course holds you to)"
+    )
+    server.send(read)
+    reply = server.next_line(read, check)
+    error = reply.get("error") if isinstance(reply, dict) else None
+    got = error.get("code") if isinstance(error, dict) else None
+    if not same_json(reply.get("id") if isinstance(reply, dict) else None, read["id"]) or got != code:
+        what = "a result" if isinstance(reply, dict) and "result" in reply else f"error {show(got)}"
+        empty = ""
+        if what == "a result":
+            empty = " (an empty contents list says nothing: a resource with no content, or none)"
+        raise Failure(
+            check,
+            f"judged as {era}'s rule, since this is {how}: a URI that names nothing gets error {code}, not {what}"
+            f"{empty}",
+            sent=show(read),
+            expected=show({"jsonrpc": "2.0", "id": read["id"], "error": {"code": code, "data": {"uri": uri}}}),
+            received=show(reply),
+            **followed_rule_of(check, rule_name),
+        )
+    if not same_json(error.get("data"), {"uri": uri}):
         raise Failure(
             "resource-not-found",
-            f'{era}: the error names the URI in "data", as the spec\'s example does',
+            f'{era} ({how}): the error names the URI in "data", as the spec\'s example error does (the course '
+            "requires it: a client tells a URI that names nothing from a malformed request by it)",
             sent=show(read),
             expected=show({"code": code, "data": {"uri": uri}}),
             received=show(reply),
         )
 
 
+def followed_rule_of(check: str, name: str) -> dict[str, str]:
+    """The rule ``name`` of the checker's ``check``, and the lesson's fix, as Failure details."""
+    rule = CATALOGUE[check].rule_named(name)
+    # The fix is the lesson's: the handler raises one error, and the server writes each era's code.
+    return {"rule": f"{rule.source} ({rule.keyword}): {rule.text}", "fix": rule_and_fix("resource-not-found")[1]}
+
+
+def _complete_and_cacheable(sent: dict[str, Any], result: Any) -> None:
+    """A 2026-07-28 result of one of the six cacheable operations: complete, with its caching hints."""
+    method = sent["method"]
+    if not isinstance(result, dict) or result.get("resultType") != "complete":
+        raise Failure(
+            "modern-result-type",
+            f'a 2026-07-28 {method} result carries "resultType": "complete"',
+            sent=show(sent),
+            received=show(result),
+        )
+    ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+    if not (type(ttl) is int and ttl >= 0 and scope in ("public", "private")):
+        raise Failure(
+            "modern-cacheable",
+            f"a 2026-07-28 {method} result is cacheable (Server Utilities > Caching lists it): an integer ttlMs "
+            '>= 0 and a cacheScope of "public" or "private"',
+            sent=show(sent),
+            received=show({"ttlMs": ttl, "cacheScope": scope}),
+        )
+
+
 def served_modern(argv: list[str], unknown_uri: str, prompt: str) -> None:
-    """2026-07-28: every request carries _meta; list results are complete and cacheable; an unknown
+    """2026-07-28: every request carries _meta; the lists and a read are complete and cacheable; an unknown
     resource is -32602 with the URI in data."""
     with Server(argv) as server:
         discover = modern("server/discover")
@@ -456,24 +527,12 @@ def served_modern(argv: list[str], unknown_uri: str, prompt: str) -> None:
             result = server.expect(listing, {"jsonrpc": "2.0", "id": listing["id"]}, rule).get("result")
             if not isinstance(result, dict):
                 raise Failure(rule, f"{method} answers with a result object", sent=show(listing), received=show(result))
-            if result.get("resultType") != "complete":
-                raise Failure(
-                    "modern-result-type",
-                    f'a 2026-07-28 {method} result carries "resultType": "complete"',
-                    sent=show(listing),
-                    received=show(result),
-                )
-            ttl, scope = result.get("ttlMs"), result.get("cacheScope")
-            if not (type(ttl) is int and ttl >= 0 and scope in ("public", "private")):
-                raise Failure(
-                    "modern-cacheable",
-                    f"a 2026-07-28 {method} result is cacheable: an integer ttlMs >= 0 and a cacheScope of "
-                    '"public" or "private"',
-                    sent=show(listing),
-                    received=show({"ttlMs": ttl, "cacheScope": scope}),
-                )
+            _complete_and_cacheable(listing, result)
+        known = modern("resources/read", params={"uri": "shop://schema"})
+        result = server.expect(known, {"jsonrpc": "2.0", "id": known["id"]}, "resources-read").get("result")
+        _complete_and_cacheable(known, result)
         read = modern("resources/read", params={"uri": unknown_uri})
-        _not_found_on_the_wire(server, read, unknown_uri, -32602, "2026-07-28")
+        _not_found_on_the_wire(server, read, unknown_uri, MODERN)
         get = modern("prompts/get", params={"name": prompt, "arguments": {}})
         server.expect(get, {"jsonrpc": "2.0", "id": get["id"], "error": {"code": -32602}}, "prompt-arguments")
 
@@ -486,7 +545,7 @@ def served_legacy(argv: list[str], unknown_uri: str, prompt: str) -> None:
         _declares_all(reply, "initialize", "capabilities-match")
         server.send(notification("notifications/initialized"))
         read = request("resources/read", params={"uri": unknown_uri})
-        _not_found_on_the_wire(server, read, unknown_uri, -32002, "2025-11-25")
+        _not_found_on_the_wire(server, read, unknown_uri, "2025-11-25")
         get = request("prompts/get", params={"name": prompt, "arguments": {}})
         server.expect(get, {"jsonrpc": "2.0", "id": get["id"], "error": {"code": -32602}}, "prompt-arguments")
 

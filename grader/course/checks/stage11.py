@@ -24,12 +24,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from grader.checker.catalogue import CATALOGUE
 from reference.audit import TABLE as AUDIT_TABLE
 from reference.audit import read
 from reference.writes import NOTES_TABLE
 
+from ..calls import call, outcome
 from ..drive import Server, expect_checks, initialize, notification, request
-from ..expect import Failure, call, outcome, same_json, show
+from ..expect import Failure, same_json, show
 from ..remote import is_a
 from ..work import Work
 from . import public
@@ -670,6 +672,7 @@ def check_served(work: Work, rng: random.Random, client: dict[str, str], long_no
         for entry, (tool, arguments, result, rows) in zip(found, calls, strict=True):
             summary = call(audit.summary, "audit-redaction", arguments)
             check_entry(entry, tool, who, result, rows, summary, f"{tool} in a session of client {client['name']!r}")
+        served_unaudited(argv, here, client, pending)
         if checker:
             expect_checks(argv, ["tools-list", "tool-names", "capabilities-match"])
         # Without --allow-writes: not listed, an unknown tool, and still audited.
@@ -698,6 +701,34 @@ def check_served(work: Work, rng: random.Random, client: dict[str, str], long_no
             )
         summary = call(audit.summary, "audit-redaction", arguments)
         check_entry(found[-1], "add_order_note", who, "rejected", 0, summary, "a call with writes off", "writes-off")
+
+
+def served_unaudited(argv: list[str], here: Path, client: dict[str, str], order_id: int) -> None:
+    """A write whose audit cannot be written (the copy refuses every entry), over the wire: the client is
+    told what happened, as if the audit had worked, and stdout carries that reply only (the audit's
+    failure is a line on stderr, for whoever runs the server)."""
+    count = len(entries(here))
+    with refusing(here, "audit_log"), Server(argv) as server:
+        init = initialize()
+        init["params"]["clientInfo"] = dict(client)
+        server.expect(init, {"jsonrpc": "2.0", "id": init["id"]}, "initialize-result")
+        server.send(notification("notifications/initialized"))
+        note = {"order_id": order_id, "note": "added while the audit refuses every entry"}
+        sent = request("tools/call", params={"name": "add_order_note", "arguments": note})
+        reply = server.expect(sent, {"jsonrpc": "2.0", "id": sent["id"]}, "audit-record")  # stdout: a reply only
+        got = reply.get("result")
+        value = got.get("structuredContent") if isinstance(got, dict) else None
+        if not (isinstance(got, dict) and got.get("isError") is False and isinstance(value, dict)):
+            raise Failure(
+                "audit-record",
+                "with an audit that cannot be written, the note is still added and the client told so: a failed "
+                "audit never changes the reply",
+                sent=show(sent),
+                received=show(reply),
+                stderr=server.probe.stderr_tail(),
+            )
+    if len(entries(here)) != count:
+        raise Failure("audit-record", "an audit that refused the entry must not hold it afterwards")
 
 
 # -- requestState, sealed (MCP 2026-07-28, basic/patterns/mrtr) --------------------------------------
@@ -808,10 +839,47 @@ def _modern(name: str, arguments: Any, client: dict[str, str], capabilities: Any
     return request("tools/call", params={"name": name, "arguments": arguments, **more, "_meta": meta})
 
 
+def _retry_rule() -> dict[str, str]:
+    """The rule a retry that lacks its answer breaks (the checker's words), and the lesson's fix."""
+    rule = CATALOGUE["modern-input-required"].rule_named("retry")
+    return {
+        "rule": f"{rule.source} ({rule.keyword}): {rule.text}",
+        "fix": 'in ask_first, a retry whose inputResponses has no answer under "confirm" (none at all, {}, or only '
+        "other keys) returns the question again, as a first call does: never None",
+    }
+
+
+_RETRY_RULE = _retry_rule()
+
+
+def _asked_again(answer: Any, sent: dict[str, Any]) -> None:
+    """A retry with a good requestState but no answer to the question: it is asked again, and nothing is
+    written (MRTR > Error Handling: the missing information is requested again, rather than an error)."""
+    got = answer(sent, "modern-input-required").get("result")
+    asked = got.get("inputRequests") if isinstance(got, dict) else None
+    question = asked.get("confirm") if isinstance(asked, dict) else None
+    if not (
+        isinstance(got, dict)
+        and got.get("resultType") == "input_required"
+        and isinstance(question, dict)
+        and question.get("method") == "elicitation/create"
+        and isinstance(got.get("requestState"), str)
+    ):
+        raise Failure(
+            "modern-input-required",
+            'a retry with a good requestState but no answer under "confirm" is asked again (input_required, the '
+            "question and a requestState), not served as a yes or refused",
+            sent=show(sent),
+            received=show(got),
+            **_RETRY_RULE,
+        )
+
+
 def check_ask_first(work: Work, rng: random.Random, client: dict[str, str]) -> None:
     """The course's server with the learner's ask_first, over stdio in MCP 2026-07-28: the question,
     -32021 for a client that cannot be asked, a state refused on another request and when changed,
-    a decline that writes nothing, an accepted retry that cancels; every refusal audited, the question not."""
+    a retry without an answer asked again, a decline that writes nothing, an accepted retry that
+    cancels; every refusal audited, the questions not."""
     with shop_copy(work) as (here, there):
         by_status = orders_by_status(here)
         order, other = rng.sample([*by_status["pending"], *by_status["paid"]], 2)
@@ -890,6 +958,14 @@ def check_ask_first(work: Work, rng: random.Random, client: dict[str, str]) -> N
                 "modern-request-state",
                 "a requestState with one character changed",
             )
+            for missing in ({}, {"inputResponses": {}}, {"inputResponses": {"other": yes["confirm"]}}):
+                _asked_again(answer, _modern("cancel_order", arguments, client, elicits, requestState=state, **missing))
+                if status_of(here, order) != before:
+                    raise Failure(
+                        "modern-input-required",
+                        'a retry with no answer under "confirm" must not cancel: ask again',
+                        **_RETRY_RULE,
+                    )
             no = rng.choice(
                 [{"action": "decline"}, {"action": "cancel"}, {"action": "accept", "content": {"confirm": False}}]
             )
@@ -918,8 +994,8 @@ def check_ask_first(work: Work, rng: random.Random, client: dict[str, str]) -> N
         if outcomes != want:
             raise Failure(
                 "write-audit",
-                "the question writes and audits nothing; each refusal after it (-32021, two bad states, the "
-                "user's no) is audited as rejected, the cancel as ok",
+                "a question (the first, and each one asked again) writes and audits nothing; each refusal after it "
+                "(-32021, two bad states, the user's no) is audited as rejected, the cancel as ok",
                 expected=show(want),
                 received=show(outcomes),
             )

@@ -25,8 +25,9 @@ from grader.checker.http_probe import ACCEPT, JSON_TYPE, SSE_TYPE, Exchange, Htt
 from reference.framing import encode
 from reference.lifecycle import LATEST
 
+from ..calls import call
 from ..drive import REPLY_TIMEOUT, run_async_bounded
-from ..expect import Failure, call, same_json, show
+from ..expect import Failure, describe_id, same_json, show
 from ..http_bridge import HttpBridge, serve
 from ..work import Work
 from . import public
@@ -435,19 +436,44 @@ def check_header_problem(work: Work, cases: Sequence[HeaderCase]) -> None:
 
 def check_headers_served(work: Work, other: str, id: Any) -> None:
     """Over HTTP: a count_orders call whose headers disagree (``other``: another tool's name) gets 400 with
-    -32020 and its own id; the same call with its name in Base64 is served."""
+    -32020 and its own id, in its JSON type; the same call with its name in Base64, or with an Mcp-Param
+    header no tool designates, is served. Once with ``id``, once with the id 0 (an id like any other)."""
     with running(work) as bridge:
         client = ModernClient(bridge)
-        sent = modern_message("tools/call", id, {"name": "count_orders", "arguments": {}})
-        client.served(sent, "http-modern-headers", **{NAME_HEADER: _base64("count_orders")})
-        for changes in ({METHOD_HEADER: "tools/list"}, {NAME_HEADER: other}, {NAME_HEADER: None}, {VERSION: None}):
-            got = client.modern(sent, "http-modern-headers", **changes)
-            errors = [m for m in got.messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
-            code = errors[0]["error"].get("code") if errors else None
-            if got.status != 400 or code != HEADER_MISMATCH or not same_json(errors[0].get("id"), id):
-                what = ", ".join(f"{k}: {v}" if v else f"no {k}" for k, v in changes.items())
-                raise failure("http-modern-headers", f"a request with {what} gets 400 with -32020 (HeaderMismatch)",
-                              got, f"HTTP/1.1 400 Bad Request, error -32020 with id {show(id)}")  # fmt: skip
+        for request_id in [id] if same_json(id, 0) else [id, 0]:
+            sent = modern_message("tools/call", request_id, {"name": "count_orders", "arguments": {}})
+            client.served(sent, "http-modern-headers", **{NAME_HEADER: _base64("count_orders")})
+            client.served(sent, "http-modern-headers", **{"Mcp-Param-Region": "us-west1"})
+            changes: dict[str, str | None]
+            for changes in ({METHOD_HEADER: "tools/list"}, {NAME_HEADER: other}, {NAME_HEADER: None}, {VERSION: None}):
+                got = client.modern(sent, "http-modern-headers", **changes)
+                _header_mismatch(got, request_id, changes)
+
+
+def _header_mismatch(got: Exchange, id: Any, changes: dict[str, str | None]) -> None:
+    """``got`` is 400 with a -32020 error that carries ``id``, the same value in the same JSON type."""
+    errors = [m for m in got.messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+    code = errors[0]["error"].get("code") if errors else None
+    what = ", ".join(f"{k}: {v}" if v else f"no {k}" for k, v in changes.items())
+    expected = f"HTTP/1.1 400 Bad Request, error -32020 with id {describe_id(id)}"
+    if got.status != 400 or code != HEADER_MISMATCH:
+        summary = f"a request with {what} gets 400 with -32020 (HeaderMismatch)"
+        if same_json(id, 0) and got.status == 200:
+            summary += ": this request's id is 0, and a message with an id member is a request, whatever its value"
+        raise failure("http-modern-headers", summary, got, expected)
+    echoed = errors[0].get("id", MISSING)
+    if echoed is MISSING or not same_json(echoed, id):
+        raise failure(
+            "id-echo",
+            f"the -32020 error for a request with {what} carries id {describe_id(echoed, echoed is not MISSING)}, "
+            f"not the request's {describe_id(id)}",
+            got,
+            expected,
+            hint='copy message["id"] into the error unchanged: no str(), no int(), no `or`-default (0 is a valid id)',
+        )
+
+
+MISSING = object()
 
 
 # -- 6. Older clients: sessions ---------------------------------------------------------------------

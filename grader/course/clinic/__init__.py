@@ -74,12 +74,15 @@ def reference() -> list[str]:
     return [sys.executable, "-m", "grader.course.clinic.server", "--healthy"]
 
 
-def compare(case: str, lines: list[str | bytes], folder: Path | None = None) -> None:
+def compare(case: str, lines: list[str | bytes], folder: Path | None = None, rule: str | None = None) -> None:
     """Send ``lines`` at once to ``case`` and to the healthy server, as grading replays your evidence,
-    and print both sessions and whether the case did something the rules forbid (not which rule)."""
+    and print both sessions: every reply whole where it is short, and where a reply differs from the
+    healthy server's, the region around the first differing byte with the length of each. Then whether
+    the case did something the rules forbid (not which rule); with ``rule``, the visible check's verdict
+    on your lines as evidence of that rule."""
     from grader.checker.transcript import broken
 
-    from ..checks.stage08 import sessions
+    from ..checks.stage08 import evidence_problem, sessions
     from ..work import Work
 
     work = Work(Path.cwd() if folder is None else folder, "08", student=student(), salt=salt(folder))
@@ -87,7 +90,7 @@ def compare(case: str, lines: list[str | bytes], folder: Path | None = None) -> 
     if found is None or found.kind != "live":
         raise ValueError(f"{case!r} is not one of your live cases")
     mine, theirs = sessions(work, found, list(lines))
-    for title, session in ((case, mine), ("the healthy server", theirs)):
+    for title, session, other in ((case, mine, theirs), ("the healthy server", theirs, mine)):
         print(f"{title}:")
         for item in session.received:
             when = (
@@ -97,13 +100,80 @@ def compare(case: str, lines: list[str | bytes], folder: Path | None = None) -> 
                 if item.after_close
                 else ""
             )
-            print(f"  <- {item.data.decode('utf-8', 'replace')[:300]}{when}")
+            print(f"  <- {_shown_beside(item.data, _counterpart(item.data, session, other))}{when}")
+        if not session.received:
+            print("  (nothing)")
         if session.died:
             print(f"  (exited with status {session.exit_code} while its stdin was open)")
+    first = _first_difference(mine, theirs)
+    if first:
+        print(first)
     shown = (
         "yes: the case broke a rule the healthy server kept" if broken(mine, theirs) else "no difference the rules see"
     )
     print(f"evidence: {shown}")
+    if rule is not None:
+        problem = evidence_problem(case, rule, list(lines), lambda some: sessions(work, found, some))
+        print(f"as evidence of {rule}: " + ("yes" if problem is None else problem.text()))
+
+
+CUT = 300  # characters of a reply shown whole; a longer one is shown around where it differs
+
+
+def _key(data: bytes) -> str | None:
+    """A reply's id as text (7 and "7" alike), to pair it with the other server's reply to the same request."""
+    import json
+
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    id = message.get("id") if isinstance(message, dict) else None
+    return None if id is None else json.dumps(id).strip('"')
+
+
+def _counterpart(data: bytes, session: Any, other: Any) -> bytes | None:
+    """The other session's line in this one's place: the reply to the same request, else the line at the
+    same position among the lines that answer no request."""
+    key = _key(data)
+    if key is not None:
+        return next((item.data for item in other.received if _key(item.data) == key), None)
+    mine = [item.data for item in session.received if _key(item.data) is None]
+    theirs = [item.data for item in other.received if _key(item.data) is None]
+    position = mine.index(data)
+    return theirs[position] if position < len(theirs) else None
+
+
+def _shown_beside(data: bytes, other: bytes | None) -> str:
+    """A reply as text: whole up to ``CUT`` characters; a longer one cut where it does not hide how it differs."""
+    from ..wirediff import byte_window
+
+    text = data.decode("utf-8", "backslashreplace")
+    if len(text) <= CUT:
+        return text
+    if other is None or other == data:
+        same = ", the same as the other server's" if other == data else ""
+        return f"{text[:CUT]}... ({len(data)} bytes{same})"
+    window, _, at = byte_window(data, other, CUT // 2)
+    return f"{window}  ({len(data)} bytes; the other server's: {len(other)} bytes; they differ from byte {at})"
+
+
+def _first_difference(mine: Any, theirs: Any) -> str:
+    """The first reply of the case that differs from the healthy server's, in words (or "")."""
+    from ..wirediff import content_lines
+
+    for item in mine.received:
+        other = _counterpart(item.data, mine, theirs)
+        if other != item.data:
+            names = ("the case", "the healthy server")
+            lines = content_lines(item.data, other, names) if other is not None else ["  (the healthy server: nothing)"]
+            shown = item.data.decode("utf-8", "backslashreplace")
+            head = f"first difference: {shown[:80]}{'...' if len(shown) > 80 else ''}"
+            return "\n".join([head, *lines])
+    extra = [item for item in theirs.received if _counterpart(item.data, theirs, mine) is None]
+    if extra:
+        return f"first difference: the healthy server sent {extra[0].data[:200]!r}; the case sent nothing in its place"
+    return ""
 
 
 def host_log(case: str, folder: Path | None = None, student_id: str | None = None) -> HostLog:

@@ -186,7 +186,8 @@ def ids_typed(rng: random.Random) -> Defect:
         "zero_to_null": rng.choice(
             [
                 "The very first request of some hosts never gets its reply; every later one does.",
-                "Hosts that count their requests from zero hang on the handshake; hosts that count from one work.",
+                "Hosts that count their requests from zero hang on their very first request; hosts that count from "
+                "one work.",
             ]
         ),
     }[variant]
@@ -206,7 +207,8 @@ def unflushed(rng: random.Random) -> Defect:
         "all": rng.choice(
             [
                 "Hangs on connect with every host; typed into a terminal by hand, it answers.",
-                "`echo '{...}' | python server.py` prints the right reply, but no host ever gets past the handshake.",
+                "`echo '{...}' | python server.py` prints the right reply, but no host ever gets an answer to its "
+                "first request.",
             ]
         ),
         "tools/list": "The host connects, then shows no tools; after the user's first request they suddenly appear.",
@@ -238,8 +240,9 @@ class AnswersNotifications(Defect):
 def answers_notifications(rng: random.Random) -> Defect:
     which = rng.choice(["all", "notifications/initialized", "unknown", "notifications/cancelled"])
     symptom = {
-        "all": "Strict hosts drop the connection right after the handshake: 'received a response for an unknown "
-        "message id'.",
+        # Era-neutral: a 2026-07-28 host has no handshake, and its first notification may come late (a Stop).
+        "all": "Strict hosts drop the connection the first time they send a notification: 'received a response "
+        "for an unknown message id'.",
         "notifications/initialized": "Gemini CLI disconnects as soon as the handshake ends; Claude Desktop logs an "
         "error line and carries on.",
         "unknown": "Works until the host sends a notification the server has never heard of; then strict hosts "
@@ -493,14 +496,19 @@ class ResultType(Defect):
 def result_type(rng: random.Random) -> Defect:
     variant = rng.choice(["all", "calls", "value"])
     value = rng.choice(["done", "ok", "success"])
+    # A missing resultType is read as "complete" by a client that follows 2026-07-28 (Base Protocol > Result
+    # Responses), so only a validating client notices it; an unknown value MUST be taken as invalid.
     symptom = {
         "all": rng.choice(
             [
-                "Hosts released this year say every answer from the server is 'an invalid result'; older hosts work.",
-                "A 2026-07-28 client rejects even the discovery answer; the same server works with a 2025 host.",
+                "A 2026-07-28 client library in its strict validation mode rejects every result of the server as "
+                "malformed; hosts in their normal mode work with it.",
+                "The 2026-07-28 conformance run of a host vendor rejects even the discovery answer; the same server "
+                "works with a 2025 host.",
             ]
         ),
-        "calls": "A new host lists the tools fine, then rejects every tool call's answer as invalid.",
+        "calls": "A validating 2026-07-28 client lists the tools fine, then rejects every tool call's result as "
+        "malformed.",
         "value": f"A new host logs \"unknown result type '{value}'\" for every answer and shows nothing.",
     }[variant]
     return ResultType(
@@ -530,11 +538,14 @@ def cache_hints(rng: random.Random) -> Defect:
     method = rng.choice(["tools/list", "server/discover"])
     variant = rng.choice(["missing", "seconds", "scope"])
     what = "tool list" if method == "tools/list" else "discovery answer"
+    # Without ttlMs a 2026-07-28 client assumes 0 (Utilities > Caching): it re-fetches rather than refusing.
+    first = (
+        f"A new host asks for the server's {what} again every time it needs it, where it caches other servers'."
+        if variant == "missing"
+        else f"A new host refuses the server's {what} as malformed; with a 2025 host the server works."
+    )
     symptom = rng.choice(
-        [
-            f"A new host refuses the server's {what} as malformed; with a 2025 host the server works.",
-            f"The MCP Inspector in 2026-07-28 mode shows the {what} in red: 'invalid cacheable result'.",
-        ]
+        [first, f"The MCP Inspector in 2026-07-28 mode shows the {what} in red: 'invalid cacheable result'."]
     )
     return CacheHints(
         "cache_hints",

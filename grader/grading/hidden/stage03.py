@@ -1,4 +1,4 @@
-"""Stage 03's hidden checks: revisions drawn at random, known and unknown."""
+"""Stage 03's hidden checks: revisions drawn at random, known and unknown; other operations for complete()."""
 
 import random
 
@@ -38,7 +38,22 @@ def unserved_versions(rng: random.Random, n: int) -> list[str]:
 
 @hidden("03", "test_read_meta")
 def read_meta(work: Work, rng: random.Random) -> None:
-    s.check_read_meta(work.module("server").read_meta, unserved_versions(rng, 3))
+    s.check_read_meta(work.module("modern_server").read_meta, unserved_versions(rng, 3))
+
+
+@hidden("03", "test_complete")
+def complete(work: Work, rng: random.Random) -> None:
+    s.check_complete(work.module("modern_server").complete, rng.sample(s.CACHEABLE, 3), rng.sample(s.NOT_CACHEABLE, 1))
+
+
+@hidden("03", "test_modern_server")
+def modern_server(work: Work, rng: random.Random) -> None:
+    s.check_modern_server(work.program("modern_server"), unserved_versions(rng, 1)[0])
+
+
+@hidden("03", "test_exit")
+def exit_(work: Work, rng: random.Random) -> None:
+    s.check_exit(work.program("server"), legacy=True)  # the dual-era server ends at end of input too
 
 
 @hidden("03", "test_eras")
