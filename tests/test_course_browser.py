@@ -227,16 +227,16 @@ def run_the_notebook(page: Any, base: str, tmp_path: Path) -> None:
         text = cell.locator(".jp-InputArea").text_content() or ""  # off-screen cells have no inner text
         failed = cell.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
         if failed.count():
-            errors.append((text[:80], failed.first.text_content() or ""))
+            errors.append((text, failed.first.text_content() or ""))
         if STUB_CELL in text:
             reached = True
         elif not reached:
             prompts.append((cell.locator(".jp-InputPrompt").text_content() or "").strip())
     assert reached and prompts, "the cell that calls the learner's code was not found"
     assert all(p[1:-2].strip().isdigit() for p in prompts), f"cells before it that did not run: {prompts}"
-    assert len(errors) == 1, f"cells with errors: {errors}"
+    assert len(errors) == 1, f"cells with errors: {[(text[:80], error[-200:]) for text, error in errors]}"
     source, error = errors[0]
-    assert STUB_CELL in source and "NotImplementedError" in error, errors
+    assert STUB_CELL in source and "NotImplementedError" in error, (source[:200], error[-300:])
 
 
 def validate(page: Any, tmp_path: Path) -> None:

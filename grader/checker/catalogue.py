@@ -188,7 +188,8 @@ CHECKS: dict[str, Check] = {
             "non-ASCII text round-trips byte-exact (for Python, also under PYTHONIOENCODING=cp1252)",
             "MUST",
             f"{_STDIO}; MCP 2026-07-28, Transports > Messages; MCP 2025-11-25, Transports",
-            "JSON-RPC messages MUST be UTF-8 encoded (the words of 2026-07-28, and of every revision since 2025-03-26)",
+            "JSON-RPC messages MUST be UTF-8 encoded (the words of 2026-07-28 and of 2025-11-25, as of every "
+            "revision since 2025-03-26)",
             "read sys.stdin.buffer and write sys.stdout.buffer, decoding and encoding UTF-8 yourself; "
             "never rely on the platform's text encoding (cp1252 on many Windows machines)",
             node="read stdin as UTF-8 (process.stdin.setEncoding('utf8') or a TextDecoder that keeps "
