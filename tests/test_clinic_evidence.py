@@ -13,10 +13,11 @@ import re
 
 import pytest
 from conftest import ROOT
+from course_support import KITCHEN_SINK
 
 from grader import gallery
 from grader.checker.transcript import broken
-from grader.course.checks.stage08 import REFERENCE
+from grader.course.clinic.evidence import REFERENCE
 from grader.course.clinic.replay import MOST, replay
 
 LESSON = ROOT / "notebooks" / "08-clinic-diagnosis" / "08-clinic-diagnosis.py"
@@ -25,7 +26,7 @@ LESSON = ROOT / "notebooks" / "08-clinic-diagnosis" / "08-clinic-diagnosis.py"
 def worked_answer() -> dict:
     """The answer the lesson's worked example gives (its ```python block, read as data)."""
     text = LESSON.read_text(encoding="utf-8")
-    section = text[text.index("# %% [markdown] id=example-answer") :]
+    section = text[text.index('# %% [markdown] id="example-answer"') :]
     block = re.search(r"# ```python\n# (.*?)\n# ```", section, flags=re.S)
     assert block, "the worked example shows its answer in a ```python block"
     return ast.literal_eval("{" + block.group(1).rstrip(",") + "}")["case-xx"]
@@ -112,21 +113,6 @@ def _families() -> list[str]:
     return list(FAMILIES)
 
 
-# A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,
-# a page at offset 100, the paid orders counted: something for every rule, evidence of none.
-_META = '"io.modelcontextprotocol/clientCapabilities":{}'
-KITCHEN_SINK = [
-    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
-    '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{' + _META + "}}}",
-    '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{'
-    '"io.modelcontextprotocol/protocolVersion":"2027-01-01",' + _META + "}}}",
-    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_orders","arguments":{"offset":100}}}',
-    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}',
-]
-
-
 @pytest.mark.parametrize("family", _families())
 def test_every_familys_answer_key_is_evidence_and_a_kitchen_sink_is_not(family: str) -> None:
     """The answer key keeps full marks for any salt only if each family's reproducer, in every variant,
@@ -136,7 +122,7 @@ def test_every_familys_answer_key_is_evidence_and_a_kitchen_sink_is_not(family: 
     import sys
     from concurrent.futures import ThreadPoolExecutor
 
-    from grader.course.checks.stage08 import evidence_problem, replay_pair
+    from grader.course.clinic.evidence import evidence_problem, replay_pair
     from grader.grading.clinic_key import reproducer
 
     def judged(item: tuple[int, object]) -> tuple[object, object, object]:
@@ -168,7 +154,7 @@ def test_a_line_shows_nothing_when_its_replies_are_the_references() -> None:
     """idle_lines: a request whose replies (by id, in any JSON type of it, with their moment) are the
     reference's shows nothing; a reply held until stdin closed, an id changed, a stdout line that is not
     JSON written beside a reply, or an extra reply to a notification shows something."""
-    from grader.course.checks.stage08 import idle_lines
+    from grader.course.clinic.evidence import idle_lines
 
     ping1, ping2 = b'{"jsonrpc":"2.0","id":1,"method":"ping"}', b'{"jsonrpc":"2.0","id":2,"method":"ping"}'
     ok1, ok2 = b'{"jsonrpc":"2.0","id":1,"result":{}}', b'{"jsonrpc":"2.0","id":2,"result":{}}'
@@ -189,7 +175,7 @@ def test_evidence_of_the_rule_named_and_only_of_it() -> None:
     """The visible check on the worked example's server: its one line is evidence of id-echo; a rule the
     lines do not show is refused (without saying which rule they show); a line added that shows nothing
     is named, as the lines to remove."""
-    from grader.course.checks.stage08 import evidence_problem, replay_pair
+    from grader.course.clinic.evidence import evidence_problem, replay_pair
 
     def pair(lines: list) -> tuple:
         return replay_pair(gallery.command("id_not_echoed"), lines)

@@ -1,10 +1,10 @@
 """Courses made from ``notebooks/``: the instructor's nbgrader course and the learner's workspace.
 
-Every stage is a folder ``notebooks/NN-name/`` holding ``NN-name.py`` (the notebook as text, see
-:mod:`.notebook`). A *course* is an nbgrader course folder: ``source/NN-name/NN-name.ipynb`` built
-from that text, and an ``nbgrader_config.py`` that sets the timeouts, the kernel, feedback without
-hidden tests, and the files nbgrader must never copy (the learner's ``%%module`` files, which hold
-solutions when a source notebook is run in place).
+Every stage is a folder ``notebooks/NN-name/`` holding ``NN-name.py`` (the notebook as text in
+jupytext's percent format, see :mod:`.notebook`). A *course* is an nbgrader course folder:
+``source/NN-name/NN-name.ipynb`` built from that text, and an ``nbgrader_config.py`` that sets
+the timeouts, the kernel, feedback without hidden tests, and the files nbgrader must never copy
+(the learner's ``%%module`` files, which hold solutions when a source notebook is run in place).
 
 The learner's *workspace* holds nbgrader's release of every stage, made by ``generate_assignment``
 in a private course under ``build/course/``. A stage folder already in the workspace is never
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .notebook import parse, write
+from .notebook import parse, source_modules, write
 
 try:
     import fcntl
@@ -41,7 +41,6 @@ WORKSPACE = ROOT / "workspace"
 COURSE_ID = "mcp-wire-lab"
 CELL_TIMEOUT = 60  # seconds a cell may run under nbgrader: above any test cell's own bounded waits (25 s)
 STAGE_NAME = re.compile(r"^\d\d-[a-z0-9-]+$")
-_MODULE = re.compile(r"^%%module\s+(\w+)\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -57,16 +56,26 @@ class Stage:
     def notebook(self) -> str:
         return f"{self.name}.ipynb"
 
+    def source(self) -> dict[str, Any]:
+        """The instructor's source notebook (with solutions), as JSON data."""
+        return parse(self.text.read_text(encoding="utf-8"), str(self.text))
+
     def modules(self) -> list[str]:
         """The files its ``%%module`` cells write (``framing.py``, ...)."""
-        return [f"{m}.py" for m in _MODULE.findall(self.text.read_text(encoding="utf-8"))]
+        return [f"{m}.py" for m in source_modules(self.source())]
 
     def points(self) -> int:
-        cells = parse(self.text.read_text(encoding="utf-8"), str(self.text))["cells"]
-        return sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in cells)
+        return sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in self.source()["cells"])
+
+    def extras(self) -> list[Path]:
+        """The data files the stage ships beside its text. Not the text, and not a notebook of the
+        stage's name beside it (jupytext's paired ``.ipynb``, or the text run in place): the
+        course's notebook is built from the text."""
+        own = (self.text.name, self.notebook)
+        return [p for p in sorted(self.folder.iterdir()) if p.is_file() and p.name not in own]
 
     def digest(self) -> str:
-        data = b"".join(p.read_bytes() for p in sorted(self.folder.iterdir()) if p.is_file())
+        data = b"".join(p.read_bytes() for p in [self.text, *self.extras()])
         return hashlib.sha256(data).hexdigest()[:16]
 
 
@@ -174,9 +183,8 @@ def write_course(course: Path, chosen: list[Stage] | None = None) -> list[Stage]
         if target.exists():
             shutil.rmtree(target)
         write(stage.text, target / stage.notebook)
-        for extra in stage.folder.iterdir():  # data files a stage ships beside its text
-            if extra.is_file() and extra != stage.text:
-                shutil.copy2(extra, target / extra.name)
+        for extra in stage.extras():  # data files a stage ships beside its text
+            shutil.copy2(extra, target / extra.name)
         if stage.name.startswith(CLINIC_STAGE):
             # The course's own salt for the clinic's draws (kept when the course is rewritten):
             # released with the notebook, so that each learner's notebook draws their cases.

@@ -1,23 +1,32 @@
-"""Stage notebooks as text: a percent-format file becomes an nbgrader source notebook.
+"""Stage notebooks as text: jupytext's percent format, read into an nbgrader source notebook.
 
 A stage is written as one text file, reviewable in a diff, and turned into ``.ipynb`` only when a
-course is built. Cells start with a ``# %%`` line; the word after it says what nbgrader makes of
-the cell, and ``id=`` names it (graded cells must be named):
+course is built. The file is a notebook in jupytext's percent format (``py:percent``), so an
+instructor can open it as a notebook in JupyterLab and ``jupytext --to ipynb`` converts it. Each
+cell starts with a ``# %%`` line that carries the cell's metadata as ``key=value`` (JSON values):
 
-    # %% [markdown]            text (each line's leading "# " removed)
-    # %%                       code the learner may edit and run (an example)
-    # %% setup id=setup        locked code: nbgrader restores it if edited
-    # %% solution id=encode    the learner's cell: BEGIN/END SOLUTION regions become stubs
-    # %% test id=t_encode points=2
-                               a graded test (BEGIN/END HIDDEN TESTS regions leave the release)
+    # %% [markdown] id="title"         text (each line's leading "# " is jupytext's)
+    # %% id="try-it"                   code the learner may edit and run (an example)
+    # %% id="encode" nbgrader={"grade": false, "grade_id": "encode", "locked": false, ...}
+                                       a graded cell: nbgrader's own metadata, as nbgrader writes it
 
-Lines before the first ``# %%`` are the file's own notes and belong to no cell.
+The file's YAML header (``# ---`` ... ``# ---``) holds the kernel and jupytext's options: magics
+such as ``%%module framing`` stay as written (``comment_magics: false``).
 
-    >>> nb = parse("# %% [markdown]\\n# # Hello\\n# %% test id=t points=2\\nassert True\\n")
+Cell ids: jupytext 1.19 keeps no cell id in a text notebook (jupytext issue #1263; a text file
+read alone gets random ids), so each cell carries its id in its metadata, ``id="..."``, and
+:func:`parse` makes that the cell's id. A cell nbgrader knows has the id of its ``grade_id`` (a
+cell made with nbgrader's toolbar in JupyterLab needs no ``id``); any other cell without one gets
+``cell-NN``, its position.
+
+    >>> text = '# %% [markdown] id="hello"\\n# # Hello\\n\\n# %% id="t" nbgrader=' + (
+    ...     '{"grade": true, "grade_id": "t", "locked": true, "points": 2, "schema_version": 3, "solution": false}'
+    ...     '\\nassert True\\n')
+    >>> nb = parse(text)
     >>> [c["cell_type"] for c in nb["cells"]], nb["cells"][1]["metadata"]["nbgrader"]["points"]
     (['markdown', 'code'], 2)
-    >>> nb["cells"][1]["id"], nb["metadata"]["kernelspec"]["name"]
-    ('t', 'python3')
+    >>> nb["cells"][1]["id"], nb["cells"][1]["source"], nb["metadata"]["kernelspec"]["name"]
+    ('t', 'assert True', 'python3')
 """
 
 from __future__ import annotations
@@ -31,100 +40,75 @@ from typing import Any
 
 from .pysource import parse as parse_source
 
-KINDS = ("code", "markdown", "setup", "solution", "test")
-_HEADER = re.compile(r"^# %%(?:\s+(?P<rest>.*))?$")
-
+FORMAT = "py:percent"
+ID = "id"  # the cell metadata key that carries a cell's id through the text (see above)
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"name": "python"}
+_NBGRADER_KEYS = ("grade", "grade_id", "locked", "schema_version", "solution")
 
 
 class NotebookSourceError(ValueError):
     """The text of a stage is not a well-formed notebook source."""
 
 
-def _header(rest: str, where: str) -> tuple[str, dict[str, str]]:
-    kind, options = "code", {}
-    for word in rest.split():
-        if word == "[markdown]":
-            kind = "markdown"
-        elif "=" in word:
-            key, _, value = word.partition("=")
-            options[key] = value
-        elif word in KINDS:
-            kind = word
-        else:
-            raise NotebookSourceError(f"{where}: unknown cell word {word!r} (one of {', '.join(KINDS)})")
-    if kind in ("setup", "solution", "test") and "id" not in options:
-        raise NotebookSourceError(f"{where}: a {kind} cell needs an id= (nbgrader grades by it)")
-    if kind == "test" and "points" not in options:
-        raise NotebookSourceError(f"{where}: a test cell needs points=")
-    return kind, options
+def read(text: str) -> Any:
+    """The notebook jupytext reads from ``text`` (an ``nbformat.NotebookNode``, ids as jupytext gives)."""
+    import jupytext
+
+    return jupytext.reads(text, fmt=FORMAT)
 
 
-def _nbgrader(kind: str, options: dict[str, str]) -> dict[str, Any] | None:
-    if kind in ("code", "markdown"):
-        return None
-    meta: dict[str, Any] = {
-        "grade": kind == "test",
-        "grade_id": options["id"],
-        "locked": kind in ("setup", "test"),
-        "schema_version": 3,
-        "solution": kind == "solution",
-        "task": False,
+def _nbgrader(meta: dict[str, Any], cell_id: str | None, where: str) -> str:
+    """The id of a cell nbgrader knows: its ``grade_id`` (nbgrader grades by it), which an ``id`` repeats."""
+    missing = [key for key in _NBGRADER_KEYS if key not in meta]
+    if missing:
+        raise NotebookSourceError(f"{where}: its nbgrader metadata lacks {', '.join(missing)}")
+    if cell_id is not None and meta["grade_id"] != cell_id:
+        raise NotebookSourceError(f"{where}: its nbgrader grade_id {meta['grade_id']!r} is not its id")
+    if meta["grade"] and "points" not in meta:
+        raise NotebookSourceError(f"{where}: a graded cell needs points in its nbgrader metadata")
+    return meta["grade_id"]
+
+
+def _cell(cell: Any, number: int, name: str) -> dict[str, Any]:
+    metadata = dict(cell.get("metadata", {}))
+    cell_id = metadata.pop(ID, None)
+    where = f"{name}: cell {number} ({cell_id or cell.cell_type})"
+    if "nbgrader" in metadata:  # a cell nbgrader's own toolbar made has a grade_id, no id
+        cell_id = _nbgrader(metadata["nbgrader"], cell_id, where)
+    result: dict[str, Any] = {
+        "cell_type": cell.cell_type,
+        "id": cell_id or f"cell-{number:02d}",
+        "metadata": metadata,
+        "source": cell.source,
     }
-    if kind == "test":
-        meta["points"] = int(options["points"])
-    return meta
-
-
-def _cell(kind: str, options: dict[str, str], lines: list[str], number: int) -> dict[str, Any]:
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if kind == "markdown":
-        lines = [line[2:] if line.startswith("# ") else line.removeprefix("#") for line in lines]
-    source = "\n".join(lines)
-    cell: dict[str, Any] = {
-        "cell_type": "markdown" if kind == "markdown" else "code",
-        "id": options.get("id", f"cell-{number:02d}"),
-        "metadata": {},
-        "source": source,
-    }
-    meta = _nbgrader(kind, options)
-    if meta is not None:
-        cell["metadata"]["nbgrader"] = meta
-    if cell["cell_type"] == "code":
-        cell["execution_count"] = None
-        cell["outputs"] = []
-    return cell
+    if cell.cell_type == "code":
+        result["execution_count"] = None
+        result["outputs"] = []
+    return result
 
 
 def parse(text: str, name: str = "<stage>") -> dict[str, Any]:
-    """The notebook (as nbformat 4.5 JSON data) that ``text`` describes."""
-    cells: list[dict[str, Any]] = []
-    current: tuple[str, dict[str, str]] | None = None
-    lines: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _HEADER.match(line)
-        if match:
-            if current is not None:
-                cells.append(_cell(*current, lines, len(cells) + 1))
-            current = _header(match.group("rest") or "", f"{name}:{number}")
-            lines = []
-        elif current is not None:
-            lines.append(line)
-    if current is not None:
-        cells.append(_cell(*current, lines, len(cells) + 1))
+    """The nbgrader source notebook (nbformat 4.5 JSON data) that the percent-format ``text`` is.
+
+    What jupytext reads, with each cell's id restored from its metadata, jupytext's own options
+    left out, and the course's kernel where the header names none."""
+    notebook = read(text)
+    cells = [_cell(cell, number, name) for number, cell in enumerate(notebook.cells, start=1)]
     ids = [c["id"] for c in cells]
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         raise NotebookSourceError(f"{name}: cell ids used twice: {', '.join(twice)}")
-    return {
-        "cells": cells,
-        "metadata": {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    metadata = {key: value for key, value in notebook.metadata.items() if key != "jupytext"}
+    metadata.setdefault("kernelspec", dict(KERNELSPEC))
+    metadata.setdefault("language_info", dict(LANGUAGE_INFO))
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+
+
+def source_modules(notebook: dict[str, Any]) -> list[str]:
+    """The names of the source notebook's ``%%module NAME`` cells, in order (every cell, locked or not)."""
+    cells = (c for c in notebook.get("cells", []) if c.get("cell_type") == "code")
+    return [match.group(1) for match in (_MODULE.match(_source(c)) for c in cells) if match]
 
 
 def write(source: Path, target: Path) -> Path:

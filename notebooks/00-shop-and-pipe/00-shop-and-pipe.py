@@ -1,7 +1,21 @@
-Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader source notebook
-00-shop-and-pipe.ipynb (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 00: the shop and the pipe
 #
 # In this course you build an MCP server with nothing but the Python standard library. It serves a
@@ -32,18 +46,18 @@ Stage 00 of MCP Wire Lab, as text. `mcp-lab course` turns it into the nbgrader s
 # shows up in a failing check's message and never costs a point, in any stage; it is where a server's
 # logs belong anyway (section 2 says why). Printing to stdout is another matter, as you will see.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("00")
 
-# %% [markdown] id=shop-intro
+# %% [markdown] id="shop-intro"
 # ## 1. The shop
 #
 # The shop has four tables: `customers`, `products`, `orders` (each with a `status`) and
 # `order_items`. Money is stored in integer cents, so sums are exact. Here is its schema:
 
-# %% id=schema
+# %% id="schema"
 import sqlite3
 
 path = lab.shop_db()
@@ -52,7 +66,7 @@ with sqlite3.connect(path) as peek:
         print(sql, end="\n\n")
 peek.close()
 
-# %% [markdown] id=readonly
+# %% [markdown] id="readonly"
 # ### Opening it read-only
 #
 # A model will call your tools, and a model can be talked into anything. So the server opens the
@@ -69,13 +83,13 @@ peek.close()
 # refuses a relative one), and `as_uri()` escapes characters such as a space, a `?` or a `#`, which
 # would otherwise end the path early (`?` starts the query, `#` a fragment).
 
-# %% [markdown] id=task-open
+# %% [markdown] id="task-open"
 # ### Your turn: `open_shop`
 #
 # Write `open_shop(path)`. It returns a connection to the database at `path` that can read and
 # cannot write. A path to a file that does not exist must raise `sqlite3.OperationalError`.
 
-# %% solution id=open_shop
+# %% id="open_shop" nbgrader={"grade": false, "grade_id": "open_shop", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop
 import sqlite3
 from pathlib import Path
@@ -89,12 +103,12 @@ def open_shop(path):
     ### END SOLUTION
 
 
-# %% test id=test_open_shop points=3
+# %% id="test_open_shop" nbgrader={"grade": true, "grade_id": "test_open_shop", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # reads the shop; an INSERT fails; a missing file raises sqlite3.OperationalError and is not created.
 # Hidden: paths with a space, "#", "?" and "%" in them.
 lab.check("test_open_shop")
 
-# %% [markdown] id=params
+# %% [markdown] id="params"
 # ### Values are never SQL
 #
 # Here is the query behind the shop's `count_orders` tool, written the wrong way:
@@ -119,7 +133,7 @@ lab.check("test_open_shop")
 # Write `count_orders(conn, status)`: the number of orders with that status, as an `int`. A status
 # that no order has counts 0, including the one above.
 
-# %% solution id=count_orders
+# %% id="count_orders" nbgrader={"grade": false, "grade_id": "count_orders", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module queries
 def count_orders(conn, status):
     """How many orders have ``status`` (a parameterised query)."""
@@ -129,12 +143,12 @@ def count_orders(conn, status):
     ### END SOLUTION
 
 
-# %% test id=test_count_orders points=3
+# %% id="test_count_orders" nbgrader={"grade": true, "grade_id": "test_count_orders", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # the counts for "paid" and for "x' OR '1'='1" (which no order has). Hidden: other statuses and
 # other text a model might send.
 lab.check("test_count_orders")
 
-# %% [markdown] id=pipe-intro
+# %% [markdown] id="pipe-intro"
 # ## 2. The pipe
 #
 # An MCP *host* (a chat app, an IDE) talks to an MCP *server* through a *transport*. MCP
@@ -176,10 +190,10 @@ lab.check("test_count_orders")
 # through a whole session: the discovery, the list of tools, a few calls, and the shutdown.
 # Read it line by line; every stage of the course explains some of these lines.
 
-# %% id=demo-session
+# %% id="demo-session"
 lab.demo_session()
 
-# %% [markdown] id=session-read
+# %% [markdown] id="session-read"
 # A few things to notice, each a later stage:
 #
 # - Every line is one complete JSON object. Nothing else ever appears on stdout (stage 01).
@@ -211,7 +225,7 @@ lab.demo_session()
 # input, closes stdin, reads both pipes to the end and waits. (In stage 06 you will see why a real
 # client cannot work this way: it must read replies while stdin stays open.)
 
-# %% solution id=talk
+# %% id="talk" nbgrader={"grade": false, "grade_id": "talk", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module pipe
 import json
 import subprocess
@@ -231,27 +245,27 @@ def talk(argv, lines, timeout=5.0):
     ### END SOLUTION
 
 
-# %% id=try-talk
+# %% id="try-talk"
 with lab.time_limit(15):  # your talk against the course's server; a hang ends after 15 s
     print(talk(lab.reference(), [lab.frame_bytes(lab.modern("server/discover", id=1))]))
 
-# %% test id=test_talk points=2
+# %% id="test_talk" nbgrader={"grade": true, "grade_id": "test_talk", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # two pings (ids 1 and "abc") with a notification between them, to a small server that logs to
 # stderr: one reply per ping, in order. Hidden: other ids, 0 among them. (They are legacy messages,
 # `ping` and `notifications/initialized`: talk carries lines of either era alike.)
 lab.check("test_talk")
 
-# %% test id=test_talk_timeout points=2
+# %% id="test_talk_timeout" nbgrader={"grade": true, "grade_id": "test_talk_timeout", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # a server that never exits after its input ends: talk(..., timeout=1.0) raises TimeoutError.
 lab.check("test_talk_timeout")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A database that nothing can write to, a query that no input can rewrite, and a client that
 # speaks to a server over pipes. In stage 01 you write the layer under every message: framing.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # - `docs/specification/2026-07-28/basic/transports/index.mdx`: the opening (the standard

@@ -1,6 +1,21 @@
-Stage 01 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 01: framing
 #
 # A pipe carries bytes, not messages. *Framing* is the agreement on where one message ends and the
@@ -15,12 +30,12 @@ Stage 01 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # The rules are those of MCP 2026-07-28, the current revision. The framing rules quoted below read
 # the same in the legacy era (2025-11-25, Transports > stdio), so what you write here serves both.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("01")
 
-# %% [markdown] id=rule
+# %% [markdown] id="rule"
 # ## 1. One message, one line
 #
 # The spec (MCP 2026-07-28, Transports, `basic/transports/index.mdx` > Messages) says:
@@ -55,14 +70,14 @@ lab.setup("01")
 # serialised message is still one line. Only `indent=` puts real newlines into the output, and that
 # breaks the framing: a host reads `{` as a whole message and fails.
 
-# %% id=newline-demo
+# %% id="newline-demo"
 import json
 
 message = {"jsonrpc": "2.0", "id": 1, "result": {"text": "line one\nline two"}}
 print(json.dumps(message))
 print("real newlines in the output:", json.dumps(message).count("\n"))
 
-# %% [markdown] id=strict
+# %% [markdown] id="strict"
 # ## 2. Strict JSON, in UTF-8
 #
 # Python's `json` module is generous in two ways that break other programs:
@@ -82,7 +97,7 @@ print("real newlines in the output:", json.dumps(message).count("\n"))
 # `json.JSONDecodeError`. Both are subclasses of `ValueError`, which is the one exception your
 # `decode` may raise: the server turns it into the error reply -32700 (stage 02).
 
-# %% [markdown] id=task-codec
+# %% [markdown] id="task-codec"
 # ### Your turn: `encode` and `decode`
 #
 # The cell below starts with `%%module framing`. Running it saves the cell as `framing.py` beside
@@ -99,7 +114,7 @@ print("real newlines in the output:", json.dumps(message).count("\n"))
 #   `stream.readline()` returns `b""`: return `None`. An empty line is `b""`, not `None`.
 # - `write_frame(stream, message)`: write `encode(message)` to the binary stream, then flush it.
 
-# %% solution id=framing
+# %% id="framing" nbgrader={"grade": false, "grade_id": "framing", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module framing
 import json
 
@@ -145,26 +160,26 @@ def write_frame(stream, message):
     ### END SOLUTION
 
 
-# %% id=try-codec
+# %% id="try-codec"
 print(encode({"jsonrpc": "2.0", "id": 1, "result": {"text": "café ☕"}}))
 print(decode(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'))
 
-# %% test id=test_encode points=2
+# %% id="test_encode" nbgrader={"grade": true, "grade_id": "test_encode", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Encode: four messages (newlines in text, non-ASCII, 0 and ""); NaN refused.
 # Hidden when graded: the same checks on other values.
 lab.check("test_encode")
 
-# %% test id=test_decode points=2
+# %% id="test_decode" nbgrader={"grade": true, "grade_id": "test_decode", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Decode: the same four messages back; eight lines that are not strict JSON refused.
 # Hidden when graded: the same checks on other values.
 lab.check("test_decode")
 
-# %% test id=test_read_frame points=2
+# %% id="test_read_frame" nbgrader={"grade": true, "grade_id": "test_read_frame", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Read_frame: \n and \r\n endings, an empty line, a last line with no newline, the end.
 # Hidden when graded: the same checks on other values.
 lab.check("test_read_frame")
 
-# %% [markdown] id=flush
+# %% [markdown] id="flush"
 # ## 3. The flush
 #
 # When stdout is a terminal, Python writes each line at once. When stdout is a *pipe*, which it
@@ -183,18 +198,18 @@ lab.check("test_read_frame")
 # request gets a response ("the Server MUST reply with a Response", JSON-RPC 2.0, section 5), and a
 # reply still in a buffer has not been sent. The checks call this `stdout-flush`:
 
-# %% id=watch-missing-flush
+# %% id="watch-missing-flush"
 lab.watch(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)])
 
-# %% [markdown] id=flush-fixed
+# %% [markdown] id="flush-fixed"
 # The same two requests against the reference server: each reply within a millisecond or two.
 # (Some machines set `PYTHONUNBUFFERED=1`, which hides the bug; the course removes it from every
 # server it starts, so that you see what a user of your server would see.)
 
-# %% id=watch-reference
+# %% id="watch-reference"
 lab.watch(lab.reference(), [lab.initialize(id=1), lab.request("ping", id=2)])
 
-# %% [markdown] id=inspect-flush-md
+# %% [markdown] id="inspect-flush-md"
 # ### The same two servers in the wire inspector
 #
 # The inspector sends the same two requests to the broken server and to the reference, and shows
@@ -208,10 +223,10 @@ lab.watch(lab.reference(), [lab.initialize(id=1), lab.request("ping", id=2)])
 # there, at the very end, after `stdin closed`. Below the sessions you can type any line, press
 # *Send*, and see what a live copy of the broken server does with it.
 
-# %% id=inspect-flush
+# %% id="inspect-flush"
 lab.inspect(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("ping", id=2)], against=lab.reference(), timeout=1.5)
 
-# %% [markdown] id=process-tests
+# %% [markdown] id="process-tests"
 # ## 4. Your framing in a real server
 #
 # The tests below start the course's server with your `framing.py` inside it, as a child process
@@ -222,26 +237,26 @@ lab.inspect(lab.exhibit("missing_flush"), [lab.initialize(id=1), lab.request("pi
 # removed it, but the course's server serves both eras (stage 03), and framing does not care which
 # era a line belongs to.
 
-# %% test id=test_flush points=2
+# %% id="test_flush" nbgrader={"grade": true, "grade_id": "test_flush", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your framing in the course's server: three (legacy) pings, ids 1, "abc", 42, answered at once.
 # Hidden when graded: the same checks on other values.
 lab.check("test_flush")
 
-# %% test id=test_unicode_process points=2
+# %% id="test_unicode_process" nbgrader={"grade": true, "grade_id": "test_unicode_process", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Non-ASCII both ways through the server, also under PYTHONIOENCODING=cp1252.
 lab.check("test_unicode_process")
 
-# %% test id=test_bad_lines points=2
+# %% id="test_bad_lines" nbgrader={"grade": true, "grade_id": "test_bad_lines", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Four lines that are not JSON: -32700 each, and the server answers the next ping.
 lab.check("test_bad_lines")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # Four functions that every later stage stands on: your server can now *carry* any message.
 # Stage 02 decides what to *answer*: requests, notifications, and the lines that are neither.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # - `docs/specification/2026-07-28/basic/transports/index.mdx`: "Messages" (UTF-8), "Custom

@@ -1,6 +1,21 @@
-Stage 02 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 02: messages and ids
 #
 # Framing gives you one line at a time. This stage decides what each line deserves: an answer, an
@@ -12,12 +27,12 @@ Stage 02 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # era too (2025-11-25 and before), and a "Before 2026-07-28" note says where the two differ. What
 # differs most is *which methods exist*, so every example below says which era it belongs to.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("02")
 
-# %% [markdown] id=three-kinds
+# %% [markdown] id="three-kinds"
 # ## 1. Three kinds of message
 #
 # The spec (MCP 2026-07-28, Base Protocol > Messages) says:
@@ -117,7 +132,7 @@ lab.setup("02")
 # for; the course's server sends no requests, so it drops every response, and so does your
 # `handle_line`.
 
-# %% [markdown] id=errors
+# %% [markdown] id="errors"
 # ## 3. The error table
 #
 # When a request cannot be served, the reply carries `error` instead of `result`. The spec (MCP
@@ -205,7 +220,7 @@ lab.setup("02")
 # `handle_line` sends the result it is given), and requests and notifications of the legacy era
 # came from both sides (section 1).
 
-# %% [markdown] id=inspect-md
+# %% [markdown] id="inspect-md"
 # ### Watch it on the wire
 #
 # The cell below sends the course's server five frames of MCP 2026-07-28: a `tools/call` with the
@@ -220,7 +235,7 @@ lab.setup("02")
 # `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, `[]`, and
 # `{"jsonrpc":"2.0","id":5,"result":{}}` (a response: what does a server owe it?).
 
-# %% id=inspect
+# %% id="inspect"
 lab.inspect(
     lab.reference(),
     [
@@ -232,7 +247,7 @@ lab.inspect(
     ],
 )
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ### Your turn: `handle_line`
 #
 # Write the module `messages`:
@@ -265,7 +280,7 @@ lab.inspect(
 # envelope is stage 03's work, and a handler's result (with its `resultType`) goes out as the
 # handler made it.
 
-# %% id=rpc-error
+# %% id="rpc-error"
 from reference.errors import INVALID_PARAMS, RpcError
 
 
@@ -278,7 +293,7 @@ try:
 except RpcError as exc:
     print(exc.code, repr(exc.message))
 
-# %% solution id=messages
+# %% id="messages" nbgrader={"grade": false, "grade_id": "messages", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module messages
 from reference.errors import RpcError
 from reference.framing import decode
@@ -349,7 +364,7 @@ def handle_line(line, methods):
     ### END SOLUTION
 
 
-# %% id=try-it
+# %% id="try-it"
 # A table of one method; its handler's result is a 2026-07-28 one (with resultType).
 methods = {"tools/list": lambda params: {"resultType": "complete", "tools": []}}
 print(handle_line(b'{"jsonrpc":"2.0","id":"7","method":"tools/list"}', methods))
@@ -357,16 +372,16 @@ print(handle_line(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params"
 print(handle_line(b"hello?", methods))
 print(handle_line(b'{"jsonrpc":"2.0","id":0,"method":"ping"}', methods))  # not in the table: -32601
 
-# %% test id=test_replies points=2
+# %% id="test_replies" nbgrader={"grade": true, "grade_id": "test_replies", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Result_reply and error_reply for ids 0, "7" and 42; valid_id on ten values.
 lab.check("test_replies")
 
-# %% test id=test_branches points=4
+# %% id="test_branches" nbgrader={"grade": true, "grade_id": "test_branches", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 4}
 # Every branch of handle_line, for ids 1, "7" and 0.
 # Hidden when graded: the same checks on other values.
 lab.check("test_branches")
 
-# %% [markdown] id=process
+# %% [markdown] id="process"
 # ## 4. Your `handle_line` in a real server
 #
 # The tests below run the course's server with your `handle_line` inside it, every line of its
@@ -376,22 +391,22 @@ lab.check("test_branches")
 # adds the 2026-07-28 envelope). So the tests send `ping`, the legacy era's request whose reply
 # is always `{}`: the probes `mcp-lab check` sends a legacy server.
 
-# %% test id=test_id_echo points=3
+# %% id="test_id_echo" nbgrader={"grade": true, "grade_id": "test_id_echo", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Your handle_line in the course's (legacy) server: pings with ids 0, 42, "abc" and "7".
 # Hidden when graded: the same checks on other values.
 lab.check("test_id_echo")
 
-# %% test id=test_silence points=2
+# %% id="test_silence" nbgrader={"grade": true, "grade_id": "test_silence", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # No reply to notifications/initialized (legacy), notifications/cancelled, an unknown notification,
 # or a response.
 lab.check("test_silence")
 
-# %% test id=test_error_table points=3
+# %% id="test_error_table" nbgrader={"grade": true, "grade_id": "test_error_table", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # -32700, -32600 (twice), -32601 and -32602 with id 1, each followed by a ping.
 # Hidden when graded: the same checks on other values.
 lab.check("test_error_table")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # Every line gets what it deserves, and no line can end the server. Stage 03 teaches the server the
@@ -408,7 +423,7 @@ lab.check("test_error_table")
 # 5. Which notification does a 2026-07-28 client send? What does a 2026-07-28 `ping` get, and why?
 # 6. A response arrives on the server's stdin. What does the server answer?
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # - `docs/specification/2026-07-28/basic/index.mdx`: "Messages" (Requests, Responses with Result

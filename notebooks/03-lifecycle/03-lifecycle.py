@@ -1,6 +1,21 @@
-Stage 03 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 03: eras: every request says who it is, and old clients shake hands
 #
 # This stage has two parts; each ends with a server you can run.
@@ -19,12 +34,12 @@ Stage 03 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # Both use the course's framing (stage 01) and dispatcher (stage 02).
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("03")
 
-# %% [markdown] id=envelope
+# %% [markdown] id="envelope"
 # # Part A: MCP 2026-07-28
 #
 # ## 1. The envelope: `_meta` on every request
@@ -52,7 +67,7 @@ lab.setup("03")
 # A request that stands alone can go to any copy of a server, after any restart: nothing had to be
 # remembered from a handshake.
 
-# %% [markdown] id=envelope-errors
+# %% [markdown] id="envelope-errors"
 # ### When the envelope is wrong
 #
 # A key missing (same page):
@@ -98,7 +113,7 @@ lab.setup("03")
 # - a version that is not `MODERN` ("2026-07-28"): raise
 #   `RpcError(UNSUPPORTED_VERSION, version, data={"supported": [MODERN], "requested": version})`.
 
-# %% [markdown] id=result-type
+# %% [markdown] id="result-type"
 # ## 2. Every result says what it is: `resultType`
 #
 # The spec (2026-07-28, `basic/index.mdx`, Messages > Responses > Result Responses):
@@ -122,7 +137,7 @@ lab.setup("03")
 # A result should also say who answered (same page, Per-response protocol fields: servers
 # **SHOULD** include `io.modelcontextprotocol/serverInfo` in every result's `_meta`).
 
-# %% [markdown] id=caching
+# %% [markdown] id="caching"
 # ## 3. Caching hints
 #
 # Some results may be kept by the client for a while (2026-07-28,
@@ -150,7 +165,7 @@ lab.setup("03")
 # (`"public"`: your server's answers are the same for every user); and
 # `"_meta": {SERVER_INFO_KEY: SERVER_INFO}`.
 
-# %% [markdown] id=discover
+# %% [markdown] id="discover"
 # ## 4. `server/discover`
 #
 # The spec (2026-07-28, `server/discover.mdx`):
@@ -174,7 +189,7 @@ lab.setup("03")
 # Return that result for your server, made by your `complete`: `supportedVersions` (`[MODERN]`)
 # and `capabilities` (`{}`).
 
-# %% [markdown] id=modern-server
+# %% [markdown] id="modern-server"
 # ## 5. A server of 2026-07-28 only
 #
 # Your server serves one method, `server/discover`. Every other method is one it does not serve:
@@ -217,7 +232,7 @@ lab.setup("03")
 # for the server.) When the client closes your stdin, `read_frame` returns `None`: return 0 from
 # the loop, and the program exits with status 0.
 
-# %% [markdown] id=tools
+# %% [markdown] id="tools"
 # ### The pieces you are given
 #
 # - `read_frame(stream)` and `write_frame(stream, message)` from the course's framing (stage 01).
@@ -244,7 +259,7 @@ lab.setup("03")
 # - `serve(dispatcher, stdin, stdout)`: the loop. Read frames until `None` (then return 0), skip
 #   empty lines, write every reply that is not `None`.
 
-# %% solution id=modern
+# %% id="modern" nbgrader={"grade": false, "grade_id": "modern", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module modern_server
 """A server of MCP 2026-07-28 only: every request carries its envelope, and there is no handshake."""
 
@@ -347,7 +362,7 @@ def serve(dispatcher, stdin, stdout):
 if __name__ == "__main__":
     sys.exit(serve(make_dispatcher(), sys.stdin.buffer, sys.stdout.buffer))
 
-# %% id=try-it-modern
+# %% id="try-it-modern"
 # Your 2026-07-28 server: a discover, a ping (removed in 2026-07-28), a request without its
 # capabilities, an old client's initialize; then stdin closes.
 lab.watch(
@@ -360,7 +375,7 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=try-it-modern-md
+# %% [markdown] id="try-it-modern-md"
 # The times aside, you should see these frames (the messages' wording is yours), then
 # `(stdin closed)` and `(exit status 0)`:
 #
@@ -376,33 +391,33 @@ lab.watch(
 # <- {"jsonrpc":"2.0","id":4,"error":{"code":-32022,"message":"Unsupported protocol version: ...","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}
 # ```
 
-# %% test id=test_read_meta points=3
+# %% id="test_read_meta" nbgrader={"grade": true, "grade_id": "test_read_meta", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # read_meta for a whole envelope; each required key missing or of the wrong type (-32602);
 # a version that is not 2026-07-28 (-32022 with supported and requested).
 # Hidden when graded: the same checks on other values.
 lab.check("test_read_meta")
 
-# %% test id=test_complete points=2
+# %% id="test_complete" nbgrader={"grade": true, "grade_id": "test_complete", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # complete(method, result): resultType "complete", the result kept, serverInfo in _meta; ttlMs and
 # cacheScope on the six cacheable operations.
 # Hidden when graded: the same checks on other operations.
 lab.check("test_complete")
 
-# %% test id=test_discover points=1
+# %% id="test_discover" nbgrader={"grade": true, "grade_id": "test_discover", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # discover(): resultType, supportedVersions, capabilities, ttlMs, cacheScope, _meta serverInfo.
 lab.check("test_discover")
 
-# %% test id=test_modern_server points=2
+# %% id="test_modern_server" nbgrader={"grade": true, "grade_id": "test_modern_server", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your modern_server.py: discover, a removed method (-32601), the envelope's errors (-32602, -32022),
 # a request without _meta (-32602), an old client's initialize (-32022 naming your versions).
 # Hidden when graded: the same checks with other versions.
 lab.check("test_modern_server")
 
-# %% test id=test_exit points=1
+# %% id="test_exit" nbgrader={"grade": true, "grade_id": "test_exit", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Stdin closed: your server exits by itself, status 0, with nothing more on stdout.
 lab.check("test_exit")
 
-# %% [markdown] id=sdk
+# %% [markdown] id="sdk"
 # ## 6. A real client
 #
 # The official MCP Python SDK's client, the one real hosts are built on, connects to your server in
@@ -424,11 +439,11 @@ lab.check("test_exit")
 # `supported`. Your server answers the probe with a `DiscoverResult`, and the client stays on
 # 2026-07-28, every request with its envelope.
 
-# %% test id=test_sdk_client points=2
+# %% id="test_sdk_client" nbgrader={"grade": true, "grade_id": "test_sdk_client", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The official MCP SDK's client in its default mode: server/discover first, and it stays on 2026-07-28.
 lab.check("test_sdk_client")
 
-# %% [markdown] id=handshake
+# %% [markdown] id="handshake"
 # # Part B: old clients, and one server for both eras
 #
 # ## 7. The handshake (2025-11-25 and before)
@@ -455,7 +470,7 @@ lab.check("test_sdk_client")
 # both strings). No `resultType`: the legacy schemas define none, and the course's server sends it
 # only in 2026-07-28 results.
 
-# %% [markdown] id=negotiate
+# %% [markdown] id="negotiate"
 # ## 8. Version negotiation
 #
 # MCP 2025-11-25, Lifecycle > Initialization > Version Negotiation:
@@ -480,7 +495,7 @@ lab.check("test_sdk_client")
 # marks the session as initialized and in the legacy era (its fields `initialize_seen` and `era`)
 # and returns the result.
 
-# %% [markdown] id=ping-batches
+# %% [markdown] id="ping-batches"
 # ## 9. Ping and batches
 #
 # **Ping** is a request of the legacy era with no params (MCP 2025-11-25, Utilities > Ping):
@@ -505,7 +520,7 @@ lab.check("test_sdk_client")
 # null. The `Dispatcher` does the batch work (and refuses an `initialize` inside a batch, its
 # `no_batch` default); you say when batches are allowed.
 
-# %% [markdown] id=eras
+# %% [markdown] id="eras"
 # ## 10. Which era is a connection in?
 #
 # What the spec says of a dual-era server (2026-07-28, `basic/versioning.mdx`, Backward
@@ -566,7 +581,7 @@ lab.check("test_sdk_client")
 #
 # The loop is your `modern_server.serve`: the last lines of `server.py` run it with this dispatcher.
 
-# %% solution id=server
+# %% id="server" nbgrader={"grade": false, "grade_id": "server", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module server
 """A dual-era server: 2026-07-28 per request (modern_server.py), and the handshake for old clients."""
 
@@ -649,7 +664,7 @@ def make_dispatcher(session):
 if __name__ == "__main__":
     sys.exit(modern_server.serve(make_dispatcher(Session()), sys.stdin.buffer, sys.stdout.buffer))
 
-# %% id=try-it
+# %% id="try-it"
 # The old way, on a new connection: the handshake, then a ping, then a 2026-07-28 request.
 lab.watch(
     lab.program("server"),
@@ -661,7 +676,7 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=try-it-md
+# %% [markdown] id="try-it-md"
 # The times aside, you should see:
 #
 # ```text
@@ -675,7 +690,7 @@ lab.watch(
 # <- {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: ..."}}
 # ```
 
-# %% id=try-it-eras
+# %% id="try-it-eras"
 # A plain ping first (it chooses no era), then a 2026-07-28 request (it chooses modern), then an
 # initialize and a plain ping on what is now a modern connection.
 lab.watch(
@@ -683,13 +698,13 @@ lab.watch(
     [lab.request("ping", id=1), lab.modern("server/discover", id=2), lab.initialize(id=3), lab.request("ping", id=4)],
 )
 
-# %% [markdown] id=try-it-eras-md
+# %% [markdown] id="try-it-eras-md"
 # You should see the four answers of section 10's example, with your server's name and versions:
 # `{}` for the ping, a `DiscoverResult` (the ping chose no era), -32022 with `"supported":
 # ["2026-07-28"]` and `"requested": "2025-11-25"` for the `initialize`, and -32602 for the last
 # ping.
 
-# %% [markdown] id=inspect-md
+# %% [markdown] id="inspect-md"
 # ### Your server beside the reference
 #
 # The wire inspector runs one script against your `server.py` and against the course's reference
@@ -703,7 +718,7 @@ lab.watch(
 # and the fix; a green box says they agree. Until `server.py` is written, read the stderr lines
 # (`2>`): the traceback says which function is still missing.
 
-# %% id=inspect
+# %% id="inspect"
 lab.inspect(
     lab.program("server"),
     [
@@ -715,26 +730,26 @@ lab.inspect(
     against=lab.reference(),
 )
 
-# %% test id=test_negotiate points=1
+# %% id="test_negotiate" nbgrader={"grade": true, "grade_id": "test_negotiate", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Negotiate for the four supported revisions and one unknown (1999-01-01).
 # Hidden when graded: the same checks on other values.
 lab.check("test_negotiate")
 
-# %% test id=test_initialize points=2
+# %% id="test_initialize" nbgrader={"grade": true, "grade_id": "test_initialize", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Initialize(session, params) for 2025-06-18; a second initialize; a numeric version.
 # Hidden when graded: the same checks on other values.
 lab.check("test_initialize")
 
-# %% test id=test_handshake points=2
+# %% id="test_handshake" nbgrader={"grade": true, "grade_id": "test_handshake", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your server: ping, initialize (2025-11-25), initialized, ping, a second initialize.
 # Hidden when graded: the same checks on other values.
 lab.check("test_handshake")
 
-# %% test id=test_batches points=2
+# %% id="test_batches" nbgrader={"grade": true, "grade_id": "test_batches", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # A batch of two pings under 2025-03-26; a batch refused under 2025-11-25.
 lab.check("test_batches")
 
-# %% test id=test_eras points=2
+# %% id="test_eras" nbgrader={"grade": true, "grade_id": "test_eras", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your server: a plain ping chooses no era; then 2026-07-28 (discover, a removed method, the
 # envelope's errors), and on that modern connection an initialize (-32022 with supported and
 # requested) and a plain request (-32602); on an initialized connection a 2026-07-28 request
@@ -742,17 +757,17 @@ lab.check("test_batches")
 # Hidden when graded: the same checks with other ids and versions.
 lab.check("test_eras")
 
-# %% [markdown] id=sdk-legacy
+# %% [markdown] id="sdk-legacy"
 # ## 11. An old client
 #
 # The same SDK client in its legacy mode does what a client of 2025-11-25 does: `initialize`,
 # `notifications/initialized`, then a `ping`.
 
-# %% test id=test_sdk_legacy points=2
+# %% id="test_sdk_legacy" nbgrader={"grade": true, "grade_id": "test_sdk_legacy", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The official MCP SDK's client in its legacy mode: initialize and ping.
 lab.check("test_sdk_legacy")
 
-# %% [markdown] id=recall
+# %% [markdown] id="recall"
 # ## Recall
 #
 # 1. Which two `_meta` keys must every 2026-07-28 request carry, and what does a server answer when
@@ -768,14 +783,14 @@ lab.check("test_sdk_legacy")
 # 6. Does the spec require a dual-era server to refuse a 2026-07-28 request after `initialize`?
 #    What does the course's server do, and why does a plain `ping` not decide?
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # Two servers: `modern_server.py` speaks 2026-07-28 only, and `server.py` serves both eras. A
 # 2026-07-28 client discovers it and sends enveloped requests; an old client shakes hands and
 # pings; both can leave by closing the pipe. It has nothing to offer yet. Stage 04 gives it tools.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):

@@ -1,6 +1,21 @@
-Stage 04 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 04: tools/list
 #
 # A model cannot see your code. Everything it knows about a tool comes from one reply: the
@@ -18,12 +33,12 @@ Stage 04 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # how long a client may keep it. Where the legacy wire (2025-11-25 and before) differs, a short
 # "Before 2026-07-28" note says how.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("04")
 
-# %% [markdown] id=capability
+# %% [markdown] id="capability"
 # ## 1. Declaring tools
 #
 # A server that has tools says so in its capabilities, which a client reads in the
@@ -52,7 +67,7 @@ lab.setup("04")
 # <- {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"count_orders","title":"Count orders",...,"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},...]}}
 # ```
 
-# %% id=show-reference-tool
+# %% id="show-reference-tool"
 import json
 
 from reference.database import open_readonly
@@ -61,7 +76,7 @@ from reference.shop import shop_toolbox
 reference_tools = shop_toolbox(open_readonly(lab.shop_db())).list({})["tools"]
 print(json.dumps(reference_tools[0], indent=2))
 
-# %% [markdown] id=names
+# %% [markdown] id="names"
 # ## 2. Names
 #
 # The spec's rule for names is a SHOULD (MCP 2026-07-28, Server Features > Tools > Tool Names, the
@@ -110,7 +125,7 @@ print(json.dumps(reference_tools[0], indent=2))
 # answered by the tool itself, with a text that lists the valid ones (stage 05): the model reads
 # it and tries again.
 
-# %% [markdown] id=output
+# %% [markdown] id="output"
 # ## 4. The output schema, and annotations
 #
 # Since revision 2025-06-18 a tool may also declare an `outputSchema`: the shape of the value its
@@ -146,7 +161,7 @@ print(json.dumps(reference_tools[0], indent=2))
 #
 # So your schema and your code must still refuse what they should.
 
-# %% id=real-results
+# %% id="real-results"
 from reference.shop import shop_tools
 
 tools = {tool.name: tool for tool in shop_tools(open_readonly(lab.shop_db()))}
@@ -155,7 +170,7 @@ print(tools["count_orders"].run({"status": "paid"}))
 print(json.dumps(tools["list_orders"].run({"limit": 1}), indent=1))
 print(json.dumps(tools["search_products"].run({"query": "mug", "limit": 1}), indent=1))
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ### Your turn: the four tools
 #
 # Fill in the module `tool_list`. Each `..._tool()` function returns one tool's description: a
@@ -210,7 +225,7 @@ print(json.dumps(tools["search_products"].run({"query": "mug", "limit": 1}), ind
 # course's server sends a legacy request the list alone, and so does the solution; the checks do
 # not take points for hints on a legacy list.
 
-# %% solution id=tool_list
+# %% id="tool_list" nbgrader={"grade": false, "grade_id": "tool_list", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module tool_list
 import re
 
@@ -382,58 +397,58 @@ def list_tools(params):
     ### END SOLUTION
 
 
-# %% test id=test_names points=1
+# %% id="test_names" nbgrader={"grade": true, "grade_id": "test_names", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Valid_tool_name on six good names and nine bad ones.
 # Hidden when graded: the same checks on other values.
 lab.check("test_names")
 
-# %% test id=test_count_orders points=2
+# %% id="test_count_orders" nbgrader={"grade": true, "grade_id": "test_count_orders", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Count_orders_tool(): name, description, both schemas (on fixed arguments), annotations.
 # Hidden when graded: the same checks on other values.
 lab.check("test_count_orders")
 
-# %% test id=test_list_orders points=3
+# %% id="test_list_orders" nbgrader={"grade": true, "grade_id": "test_list_orders", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # List_orders_tool(): name, description, both schemas (on fixed arguments), annotations.
 # Hidden when graded: the same checks on other values.
 lab.check("test_list_orders")
 
-# %% test id=test_get_order points=2
+# %% id="test_get_order" nbgrader={"grade": true, "grade_id": "test_get_order", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Get_order_tool(): name, description, both schemas (on fixed arguments), annotations.
 # Hidden when graded: the same checks on other values.
 lab.check("test_get_order")
 
-# %% test id=test_search_products points=2
+# %% id="test_search_products" nbgrader={"grade": true, "grade_id": "test_search_products", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Search_products_tool(): name, description, both schemas (on fixed arguments), annotations.
 # Hidden when graded: the same checks on other values.
 lab.check("test_search_products")
 
-# %% test id=test_list_tools points=2
+# %% id="test_list_tools" nbgrader={"grade": true, "grade_id": "test_list_tools", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # List_tools({}) is {"tools": all_tools()}, with no nextCursor; cursors refused.
 lab.check("test_list_tools")
 
-# %% test id=test_caching points=2
+# %% id="test_caching" nbgrader={"grade": true, "grade_id": "test_caching", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # List_tools with a 2026-07-28 _meta: ttlMs (an integer, 0 or more) and cacheScope, the same list,
 # in the same order every time.
 lab.check("test_caching")
 
-# %% [markdown] id=process
+# %% [markdown] id="process"
 # ## 5. Your list, served and checked
 #
 # The course's server now answers `tools/list` with your `list_tools`, and the checker
 # `mcp-lab check` examines the result as it would any server's: the checks `tools-list` (the
 # shape, every schema a valid JSON Schema of an object) and `tool-names`.
 
-# %% test id=test_served points=2
+# %% id="test_served" nbgrader={"grade": true, "grade_id": "test_served", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your list in the course's server: tools/list, then mcp-lab check's tools checks.
 lab.check("test_served")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A list a model can read and a host can trust. Stage 05 makes the tools do what their
 # descriptions promise: answers from the shop, and the two kinds of error.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):

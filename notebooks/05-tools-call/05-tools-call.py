@@ -1,6 +1,21 @@
-Stage 05 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 05: tools/call
 #
 # Now the tools do their work. A client calls one with `tools/call`, the name and the arguments;
@@ -13,12 +28,12 @@ Stage 05 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # stage your server is complete: it passes `mcp-lab check` in both eras with no failure, the
 # official SDK client uses it, and you can open it in the MCP Inspector.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("05")
 
-# %% [markdown] id=result
+# %% [markdown] id="result"
 # ## 1. A result
 #
 # A `tools/call` request names the tool and its `arguments`, beside the envelope every 2026-07-28
@@ -79,7 +94,7 @@ lab.setup("05")
 # <- {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"status\": \"paid\", \"count\": 341}"}],"structuredContent":{"status":"paid","count":341},"isError":false}}
 # ```
 
-# %% [markdown] id=two-errors
+# %% [markdown] id="two-errors"
 # ## 2. Two kinds of error
 #
 # The spec names them (MCP 2026-07-28, Server Features > Tools, Error Handling):
@@ -131,7 +146,7 @@ lab.setup("05")
 # revision since 2025-03-26 (Tools > Security Considerations): "Servers **MUST**: [...] Validate
 # all tool inputs". A server answers by the rules of the revision the request is served under.
 
-# %% [markdown] id=readonly
+# %% [markdown] id="readonly"
 # ## 3. Never written
 #
 # The server opens the shop with the read-only URI of stage 00 (`mode=ro`: every write fails, and a
@@ -141,7 +156,7 @@ lab.setup("05")
 # again. `my_server.py` at the end of the stage opens the shop itself, and its test tries a write
 # on the connection `open_shop` returns (`mode=rw` or `mode=rwc` would let it through).
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ### Your turn: `shop_server.py`
 #
 # Write the four tools and the `tools/call` handler. Everything else comes from the course's
@@ -166,7 +181,7 @@ lab.setup("05")
 # - `call_tool(conn, schemas, params, version)` is the handler: `run_tool`'s result, with
 #   `"resultType": "complete"` under 2026-07-28 and without it before.
 
-# %% solution id=shop_server
+# %% id="shop_server" nbgrader={"grade": false, "grade_id": "shop_server", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_server
 import json
 import sys
@@ -331,7 +346,7 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 
-# %% id=try-it
+# %% id="try-it"
 conn = open_readonly(ensure_default())
 print(count_orders(conn, {"status": "paid"}))
 print(get_order(conn, {"order_id": 7})["total_cents"])
@@ -339,33 +354,33 @@ schemas = {tool["name"]: tool["inputSchema"] for tool in catalog.TOOLS}
 print(call_tool(conn, schemas, {"name": "count_orders", "arguments": {"status": "lost"}}, "2026-07-28"))
 print(call_tool(conn, schemas, {"name": "count_orders", "arguments": {"status": "lost"}}, "2025-11-25"))
 
-# %% test id=test_count_orders points=2
+# %% id="test_count_orders" nbgrader={"grade": true, "grade_id": "test_count_orders", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Count_orders(conn, args) against the shop: all, paid, an unknown status, a status that is SQL.
 # Hidden when graded: the same checks on other values.
 lab.check("test_count_orders")
 
-# %% test id=test_list_orders points=3
+# %% id="test_list_orders" nbgrader={"grade": true, "grade_id": "test_list_orders", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # List_orders(conn, args) against the shop: filters, a page, a customer with no orders, an unknown
 # status.
 # Hidden when graded: the same checks on other values.
 lab.check("test_list_orders")
 
-# %% test id=test_get_order points=2
+# %% id="test_get_order" nbgrader={"grade": true, "grade_id": "test_get_order", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Get_order(conn, args) against the shop: the first and the last order, one that does not exist.
 # Hidden when graded: the same checks on other values.
 lab.check("test_get_order")
 
-# %% test id=test_search_products points=2
+# %% id="test_search_products" nbgrader={"grade": true, "grade_id": "test_search_products", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Search_products(conn, args) against the shop: mug, "100%", a non-ASCII query, no match.
 # Hidden when graded: the same checks on other values.
 lab.check("test_search_products")
 
-# %% test id=test_call_tool points=4
+# %% id="test_call_tool" nbgrader={"grade": true, "grade_id": "test_call_tool", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 4}
 # Call_tool: protocol errors, tool execution errors, structuredContent and resultType by revision
 # (2026-07-28 and the legacy ones); a tool that crashes.
 lab.check("test_call_tool")
 
-# %% [markdown] id=whole
+# %% [markdown] id="whole"
 # ## 4. The whole server
 #
 # `shop_server.py` is now a complete MCP server, in both eras (the course's server routes each
@@ -378,29 +393,29 @@ lab.check("test_call_tool")
 # .venv/bin/mcp-lab check -- .venv/bin/python workspace/05-tools-call/shop_server.py
 # ```
 
-# %% test id=test_read_only points=2
+# %% id="test_read_only" nbgrader={"grade": true, "grade_id": "test_read_only", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your server: calls with SQL in their arguments leave the database byte-identical.
 lab.check("test_read_only")
 
-# %% test id=test_sdk_client points=2
+# %% id="test_sdk_client" nbgrader={"grade": true, "grade_id": "test_sdk_client", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The official MCP SDK's client in its default mode (2026-07-28) lists your tools and calls count_orders.
 lab.check("test_sdk_client")
 
-# %% test id=test_mcp_lab_check points=3
+# %% id="test_mcp_lab_check" nbgrader={"grade": true, "grade_id": "test_mcp_lab_check", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Mcp-lab check on your server, both eras: no check fails.
 lab.check("test_mcp_lab_check")
 
-# %% [markdown] id=inspector
+# %% [markdown] id="inspector"
 # ## 5. In the MCP Inspector
 #
 # The MCP Inspector is the protocol's own debugging UI: it starts a server, shows its tools, and
 # lets you call them by hand. It runs with Node.js (`npx` downloads it on first use). The cell
 # below prints the one command that opens your server in it:
 
-# %% id=inspector-command
+# %% id="inspector-command"
 print(lab.inspector_command("shop_server"))
 
-# %% [markdown] id=capstone
+# %% [markdown] id="capstone"
 # ## 6. Your own server
 #
 # Every server you ran in this course so far stood on the course's pieces: `shop_server.py` has
@@ -415,7 +430,7 @@ print(lab.inspector_command("shop_server"))
 # 05 into one file, `my_server.py`, that runs on its own: the Python standard library and your
 # code, nothing else.
 
-# %% [markdown] id=capstone-pieces
+# %% [markdown] id="capstone-pieces"
 # ### What each stage gave you
 #
 # You have written every piece already; here is where each one goes.
@@ -451,7 +466,7 @@ print(lab.inspector_command("shop_server"))
 # hints of stage 04 (`ttlMs`, `cacheScope`), and bad arguments and `structuredContent` follow the
 # rules of 2025-11-25.
 
-# %% [markdown] id=capstone-rule
+# %% [markdown] id="capstone-rule"
 # ### Nothing from the course
 #
 # `my_server.py` imports the standard library only: `json`, `sys`, `os`, `sqlite3`, `pathlib`,
@@ -472,7 +487,7 @@ print(lab.inspector_command("shop_server"))
 #
 # So `log()` writes to stderr, a traceback goes to stderr, and `print()` never appears.
 
-# %% [markdown] id=capstone-db
+# %% [markdown] id="capstone-db"
 # ### Where the shop is
 #
 # When the course runs your server (the tests, `lab.program`), it says where the database is in the
@@ -483,10 +498,10 @@ print(lab.inspector_command("shop_server"))
 # and that is how `DEFAULT_DB` finds it; if the printed path is somewhere else, write it into
 # `DEFAULT_DB` instead.
 
-# %% id=capstone-db-path
+# %% id="capstone-db-path"
 print(lab.shop_db())
 
-# %% [markdown] id=capstone-task
+# %% [markdown] id="capstone-task"
 # ### Your turn: `my_server.py`
 #
 # Fill in each function with your own code from stages 00 to 05. The rest is given: the
@@ -534,7 +549,7 @@ print(lab.shop_db())
 # ids, which kind of error for each call, which results carry `resultType`, and which message gets
 # no reply at all.
 
-# %% solution id=my_server
+# %% id="my_server" nbgrader={"grade": false, "grade_id": "my_server", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module my_server
 # my_server.py: the shop's MCP server in one file, standard library only (stages 00 to 05).
 
@@ -1167,7 +1182,7 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 
-# %% id=try-my-server
+# %% id="try-my-server"
 lab.watch(
     lab.program("my_server"),
     [
@@ -1188,7 +1203,7 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=capstone-terminal
+# %% [markdown] id="capstone-terminal"
 # ### From a terminal
 #
 # Your server is a program now, and the checker runs on it as on any other. Open a terminal in
@@ -1223,7 +1238,7 @@ lab.watch(
 #
 # Without `--cli` it opens its web page, where you can call the tools by hand.
 
-# %% test id=test_own_server_check points=3
+# %% id="test_own_server_check" nbgrader={"grade": true, "grade_id": "test_own_server_check", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # My_server.py imports the standard library only; mcp-lab check on it, both eras: no check fails;
 # a call in 2026-07-28 and one in 2025-11-25, resultType in the first only; open_shop's connection
 # refuses a write.
@@ -1231,18 +1246,18 @@ lab.watch(
 # the reference's answers.
 lab.check("test_own_server_check")
 
-# %% test id=test_own_server_sdk points=2
+# %% id="test_own_server_sdk" nbgrader={"grade": true, "grade_id": "test_own_server_sdk", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The official MCP SDK's client in its default mode (server/discover, then 2026-07-28) and in its
 # legacy mode (initialize): each lists your four tools and calls count_orders and get_order.
 # Hidden when graded: other calls.
 lab.check("test_own_server_sdk")
 
-# %% test id=test_own_server_inspector points=1
+# %% id="test_own_server_inspector" nbgrader={"grade": true, "grade_id": "test_own_server_inspector", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # The MCP Inspector's CLI lists your tools and calls count_orders (Node.js needed).
 # Hidden when graded: another call.
 lab.check("test_own_server_inspector")
 
-# %% [markdown] id=capstone-recall
+# %% [markdown] id="capstone-recall"
 # ### Recall
 #
 # 1. Which line of `my_server.py` decides whether bad arguments are `isError: true` or -32602, and
@@ -1254,14 +1269,14 @@ lab.check("test_own_server_inspector")
 # 4. A `print("ready")` at the top of `main`: which check fails, and where should the line go?
 # 5. What does your server answer to `{"jsonrpc":"2.0","method":"ping"}`, and why?
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # An MCP server that a real host can use, of 2026-07-28 or older: it frames, answers, checks every
 # request's envelope (or shakes hands with an old client), lists and calls, and it cannot change
 # the shop. Stage 06 turns around: you write the client.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):

@@ -1,6 +1,21 @@
-Stage 06 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 06: the client
 #
 # Until now you wrote the server and the course played the client. Now you write the other end:
@@ -17,12 +32,12 @@ Stage 06 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 #
 # You write one class, `Client`, in a file `mcp_client.py`, one method at a time.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("06")
 
-# %% [markdown] id=launch
+# %% [markdown] id="launch"
 # ## 1. Launching the server
 #
 # The spec (MCP 2026-07-28, Transports > stdio):
@@ -41,7 +56,7 @@ lab.setup("06")
 #   it flushes every write, so a server that forgets `flush()` works with you and hangs with every
 #   other host. Remove it from the child's environment, and such a bug shows up on your desk.
 
-# %% [markdown] id=reading
+# %% [markdown] id="reading"
 # ## 2. Reading without waiting forever
 #
 # `process.stdout.readline()` blocks until a line comes. If the server never writes one, your
@@ -61,7 +76,7 @@ lab.setup("06")
 # gets to answer you. Keep the last lines (a `collections.deque(maxlen=...)`), so that when
 # something fails you can show what the server said.
 
-# %% [markdown] id=ids
+# %% [markdown] id="ids"
 # ## 3. Matching replies by id
 #
 # Each request carries an id, and the spec (MCP 2026-07-28, Base Protocol > Responses) says:
@@ -84,17 +99,17 @@ lab.setup("06")
 # `notifications/cancelled`, which tells the server you gave up on a request) waits until its
 # timeout, every time.
 
-# %% [markdown] id=inspect-reverse
+# %% [markdown] id="inspect-reverse"
 # The wire inspector shows why the JSON type matters. The course's "reverse" test server (the one
 # the tests use for out-of-order replies) writes, before each true reply, a forged one whose id is
 # the right number as a string. The inspector links each request to its true reply and marks the
 # forged ones: a client that compared `str(id)`, or kept replies in a dict keyed by `str(id)`,
 # would have taken them.
 
-# %% id=inspect-reverse-run
+# %% id="inspect-reverse-run"
 lab.inspect(lab.adversary("reverse"), [lab.initialize(id=1), lab.request("ping", id=2), lab.request("ping", id=3)])
 
-# %% [markdown] id=server-speaks
+# %% [markdown] id="server-speaks"
 # ## 4. When the server speaks first
 #
 # While you wait for your reply, the server may send a **notification** that relates to your
@@ -138,7 +153,7 @@ lab.inspect(lab.adversary("reverse"), [lab.initialize(id=1), lab.request("ping",
 # Watch a legacy server that does all of this. The cell runs the course's "chatty" test server and
 # shows every line it writes:
 
-# %% id=watch-chatty
+# %% id="watch-chatty"
 lab.watch(
     lab.adversary("chatty"),
     [
@@ -148,13 +163,13 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=watch-explained
+# %% [markdown] id="watch-explained"
 # It answered `initialize` after a log notification; then, asked for `tools/list`, it sent a
 # `ping` and a `sampling/createMessage` request and waited. Nobody answered them (the course's
 # `watch` is not a client), so after three seconds it answered `tools/list` with an error that says
 # so. Your client will answer them.
 
-# %% [markdown] id=shutdown
+# %% [markdown] id="shutdown"
 # ## 5. Shutting down
 #
 # The spec (MCP 2026-07-28, Transports > stdio > Shutdown):
@@ -174,7 +189,7 @@ lab.watch(
 # raises `subprocess.TimeoutExpired` when the time is up. A process ended by a signal has a
 # negative exit status (`-15`, `-9`).
 
-# %% [markdown] id=probe
+# %% [markdown] id="probe"
 # ## 6. Which era? Probe with `server/discover`
 #
 # Your client meets servers of both eras, and a 2026-07-28 request means nothing to a legacy
@@ -220,7 +235,7 @@ lab.watch(
 # lifetime of the server process (stdio) [...]". Keep it in `self.era`, and the version in
 # `self.version`.
 
-# %% [markdown] id=fallback
+# %% [markdown] id="fallback"
 # ### The fallback: the legacy handshake
 #
 # > **Before 2026-07-28.** A legacy server expects `initialize` first (MCP 2025-11-25, Lifecycle):
@@ -242,7 +257,7 @@ lab.watch(
 # Watch a legacy-only server meet the probe. The course's "legacy" test server refuses anything
 # before `initialize` with -32601; others answer -32602, -32600 or nothing at all:
 
-# %% id=watch-legacy
+# %% id="watch-legacy"
 lab.watch(
     lab.adversary("legacy"),
     [
@@ -252,7 +267,7 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=envelope
+# %% [markdown] id="envelope"
 # ## 7. The envelope on every request
 #
 # Once the server is modern, every request you send carries the envelope stage 03's server read
@@ -276,7 +291,7 @@ lab.watch(
 #
 # Every 2026-07-28 result says what kind it is: `"resultType": "complete"` here.
 
-# %% [markdown] id=input-required
+# %% [markdown] id="input-required"
 # ## 8. When the server needs the user: `input_required`
 #
 # A 2026-07-28 server that needs something from the user before it can finish (a confirmation, a
@@ -321,7 +336,7 @@ lab.watch(
 # at once, with its `requestState`. And the server may ask again after your retry, with new
 # questions and a new state: each retry answers the *last* result, built from the original params.
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ### Your turn: `mcp_client.py`
 #
 # Fill in each part marked `YOUR CODE HERE`:
@@ -356,7 +371,7 @@ lab.watch(
 # `params` is left out of a message when it is `None`. `send` and `request` are given; `request`
 # raises `ClientError` for an error reply, with the reply's `error` object in `.error`.
 
-# %% solution id=mcp_client
+# %% id="mcp_client" nbgrader={"grade": false, "grade_id": "mcp_client", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module mcp_client
 import collections
 import json
@@ -570,7 +585,8 @@ class Client:
         return self.process.wait()
         ### END SOLUTION
 
-# %% id=try-it
+
+# %% id="try-it"
 with lab.time_limit(15):  # your client against the course's server; a hang ends after 15 s
     client = Client(lab.reference())
     print(client.connect()["_meta"])
@@ -579,18 +595,18 @@ with lab.time_limit(15):  # your client against the course's server; a hang ends
     print(client.request("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}}))
     print("exit status:", client.close())
 
-# %% id=try-it-legacy
+# %% id="try-it-legacy"
 with lab.time_limit(15):  # a legacy-only server: the probe fails, the client falls back
     client = Client(lab.adversary("legacy"))
     print(client.connect()["protocolVersion"], client.era)
     print(client.request("tools/call", {"name": "count_orders", "arguments": {"status": "paid"}})["structuredContent"])
     print("exit status:", client.close())
 
-# %% [markdown] id=try-input
+# %% [markdown] id="try-input"
 # The course's server on a fresh copy of the shop, with writes allowed: cancel order 9. Your
 # `on_input` stands in for the user here: it prints the question and says yes.
 
-# %% id=try-it-input
+# %% id="try-it-input"
 import shutil
 import tempfile
 
@@ -608,57 +624,57 @@ with lab.time_limit(15):
     print(result["structuredContent"])
     print("exit status:", client.close())
 
-# %% test id=test_launch points=2
+# %% id="test_launch" nbgrader={"grade": true, "grade_id": "test_launch", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Launch: a list of arguments (no shell), three pipes, no PYTHONUNBUFFERED for the child.
 lab.check("test_launch")
 
-# %% test id=test_handshake points=3
+# %% id="test_handshake" nbgrader={"grade": true, "grade_id": "test_handshake", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # The legacy handshake: initialize (2025-11-25), initialized, tools/list, tools/call; notify() never waits.
 # Hidden when graded: the same checks on other values.
 lab.check("test_handshake")
 
-# %% test id=test_ids points=3
+# %% id="test_ids" nbgrader={"grade": true, "grade_id": "test_ids", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Replies out of order and forged string ids: ping, tools/list, ping, waited for in order; then a
 # request of id 0 (0 is an id).
 # Hidden when graded: the same checks on other values.
 lab.check("test_ids")
 
-# %% test id=test_server_messages points=3
+# %% id="test_server_messages" nbgrader={"grade": true, "grade_id": "test_server_messages", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # A legacy server that sends a log, a ping and a sampling request before its reply.
 lab.check("test_server_messages")
 
-# %% test id=test_timeouts points=2
+# %% id="test_timeouts" nbgrader={"grade": true, "grade_id": "test_timeouts", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # A server that never answers (timeout 1 s) and one that exits: ClientError, soon.
 # Hidden when graded: the same checks on other values.
 lab.check("test_timeouts")
 
-# %% test id=test_stderr points=2
+# %% id="test_stderr" nbgrader={"grade": true, "grade_id": "test_stderr", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # A server that writes 1 MiB to stderr before it answers.
 lab.check("test_stderr")
 
-# %% test id=test_close points=3
+# %% id="test_close" nbgrader={"grade": true, "grade_id": "test_close", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Close(): stdin first (status 0), then SIGTERM, then SIGKILL for servers that stay.
 lab.check("test_close")
 
-# %% test id=test_probe points=3
+# %% id="test_probe" nbgrader={"grade": true, "grade_id": "test_probe", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Connect(): the server/discover probe with its _meta; modern on a DiscoverResult; legacy (initialize)
 # on -32601, -32602 and on silence; a -32022 raises ClientError and sends no initialize.
 # Hidden when graded: the same checks on other codes and probe timeouts.
 lab.check("test_probe")
 
-# %% test id=test_envelope points=2
+# %% id="test_envelope" nbgrader={"grade": true, "grade_id": "test_envelope", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Modern era: every request after the probe carries the three _meta keys (the caller's own _meta kept);
 # legacy era after a fallback: none.
 # Hidden when graded: the same checks on other values.
 lab.check("test_envelope")
 
-# %% test id=test_input_required points=3
+# %% id="test_input_required" nbgrader={"grade": true, "grade_id": "test_input_required", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Round_trip(): three input_required results in a row (two questions and a state; a state alone; a
 # question and no state): answers under the server's keys, the state echoed exactly or left out, a new id.
 # Hidden when graded: the same checks on other keys and states.
 lab.check("test_input_required")
 
-# %% [markdown] id=recall
+# %% [markdown] id="recall"
 # ## Recall
 #
 # 1. Your probe gets `{"code": -32602, "message": "Invalid params"}`. Which era is the server, and
@@ -670,7 +686,7 @@ lab.check("test_input_required")
 #    `requestState`?
 # 5. Why must the retry have an id of its own?
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A client that a misbehaving server cannot hang, and that speaks both eras: it launches without a
@@ -687,7 +703,7 @@ lab.check("test_input_required")
 # Stage 07 turns to the most common reason a real server fails to connect: something else on its
 # stdout.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):

@@ -1,6 +1,21 @@
-Stage 07 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 07: stdout hygiene
 #
 # The most common reason a stdio server will not connect is not a bug in its protocol code. It is
@@ -18,12 +33,12 @@ Stage 07 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # In this stage you make a polluted server quiet, in a way that survives code you do not control,
 # and then write a check of your own that tells a clean stdout from a dirty one.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("07")
 
-# %% [markdown] id=field
+# %% [markdown] id="field"
 # ## 1. What the field sees
 #
 # Each of these is a server in the course's gallery, with the symptom a host reports:
@@ -40,10 +55,10 @@ lab.setup("07")
 # (the gallery's servers are of the legacy era, so the client opens with `initialize`; the banner
 # would break a 2026-07-28 session the same way):
 
-# %% id=watch-banner
+# %% id="watch-banner"
 lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2)])
 
-# %% [markdown] id=why-hard
+# %% [markdown] id="why-hard"
 # ## 2. Why "just use stderr" is not enough
 #
 # The direct fixes are known: `print(..., file=sys.stderr)`, `logging.basicConfig(stream=sys.stderr)`.
@@ -74,7 +89,7 @@ lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2
 # stream. A child that reads its stdin (many tools do, when they see it is not a terminal) eats the
 # client's next request. Give it `stdin=subprocess.DEVNULL`, and capture its output if you want it.
 
-# %% [markdown] id=task-server
+# %% [markdown] id="task-server"
 # ### Your turn: `quiet_server.py`
 #
 # The server below has every polluter of part 1: a banner, a log line per call, a library that
@@ -88,7 +103,7 @@ lab.watch(lab.exhibit("banner"), [lab.initialize(id=1), lab.request("ping", id=2
 #
 # `main()` is given: it calls them, then serves the shop on the stream `protocol_stdout()` returned.
 
-# %% solution id=quiet_server
+# %% id="quiet_server" nbgrader={"grade": false, "grade_id": "quiet_server", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module quiet_server
 import logging
 import os
@@ -147,24 +162,24 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 
-# %% test id=test_protocol_stdout points=3
+# %% id="test_protocol_stdout" nbgrader={"grade": true, "grade_id": "test_protocol_stdout", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Protocol_stdout(): a print from before it, then a print, os.system and a Python child all land on
 # stderr, even when the process ends without clean-up.
 lab.check("test_protocol_stdout")
 
-# %% test id=test_setup_logging points=1
+# %% id="test_setup_logging" nbgrader={"grade": true, "grade_id": "test_setup_logging", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Setup_logging(): an INFO line reaches stderr, nothing reaches stdout.
 lab.check("test_setup_logging")
 
-# %% test id=test_run_quietly points=2
+# %% id="test_run_quietly" nbgrader={"grade": true, "grade_id": "test_run_quietly", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Run_quietly(argv): the child's output captured, our stdin left alone.
 lab.check("test_run_quietly")
 
-# %% test id=test_quiet_server points=2
+# %% id="test_quiet_server" nbgrader={"grade": true, "grade_id": "test_quiet_server", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Your whole server under mcp-lab check's stdout and shop checks.
 lab.check("test_quiet_server")
 
-# %% [markdown] id=hygiene
+# %% [markdown] id="hygiene"
 # ## 3. A hygiene check of your own
 #
 # When a server will not connect, the first question is always: what exactly is on its stdout?
@@ -196,7 +211,7 @@ lab.check("test_quiet_server")
 # The test runs your check on the stdout of the reference server and of eleven gallery servers
 # (seven dirty, four with other bugs but a clean stdout), then on transcripts made dirty at random.
 
-# %% solution id=hygiene_check
+# %% id="hygiene_check" nbgrader={"grade": false, "grade_id": "hygiene_check", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module hygiene_check
 import json
 
@@ -243,20 +258,21 @@ def hygiene(stdout):
     return problems
     ### END SOLUTION
 
-# %% id=try-hygiene
+
+# %% id="try-hygiene"
 print(hygiene(b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))
 print(hygiene(b'Server ready\n{"jsonrpc":"2.0","id":1,"result":{}}\r\n'))
 
-# %% test id=test_hygiene_gallery points=3
+# %% id="test_hygiene_gallery" nbgrader={"grade": true, "grade_id": "test_hygiene_gallery", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Hygiene() on the transcripts of the reference and 11 gallery servers.
 lab.check("test_hygiene_gallery")
 
-# %% test id=test_hygiene_random points=2
+# %% id="test_hygiene_random" nbgrader={"grade": true, "grade_id": "test_hygiene_random", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Hygiene() on 10 transcripts with one defect each, put in at random.
 # Hidden when graded: the same checks on other values.
 lab.check("test_hygiene_random")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A server that stays clean whatever its libraries and children do, and a check you can point at
@@ -269,7 +285,7 @@ lab.check("test_hygiene_random")
 #
 # The next two stages are the clinic: servers with one defect each, and no names to give it away.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`, `schema/...`):

@@ -1,6 +1,21 @@
-Stage 08 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 08: the clinic, diagnosis
 #
 # Ten bug reports are waiting for you. Behind each is the course's shop server with exactly one
@@ -17,14 +32,14 @@ Stage 08 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # The cases are yours alone: they are drawn from your student id (printed below) and the course's
 # salt (`clinic.json` beside this notebook). Another learner has other cases.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import clinic, lab
 
 lab.setup("08")
 print(f"your cases are drawn for: {clinic.student()}")
 diagnosis = {}  # your answers: the cell under "Your turn" fills it
 
-# %% [markdown] id=method
+# %% [markdown] id="method"
 # ## 1. How a senior engineer reads a broken server
 #
 # **Start from the symptom.** What did the host do: hang, print a parser's complaint, attach an
@@ -52,7 +67,7 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # `Message from client: ...`, `Message from server: ...`, and when a stdout line is not JSON, the
 # parser's complaint (`Unexpected token 'S', "Server rea"... is not valid JSON`).
 
-# %% [markdown] id=modern-wire
+# %% [markdown] id="modern-wire"
 # ## 2. The wire a host of MCP 2026-07-28 writes
 #
 # Many host logs in the clinic come from a host of the current revision, MCP 2026-07-28. Its
@@ -125,16 +140,16 @@ diagnosis = {}  # your answers: the cell under "Your turn" fills it
 # `resultType`. Some of your logs are such a host's: a defect that only that session shows (a
 # `ping`, say, which 2026-07-28 removed) is logged there.
 
-# %% [markdown] id=example
+# %% [markdown] id="example"
 # ## 3. A worked example
 #
 # Not one of your cases: a gallery server whose report reads *"Works with most hosts; with the
 # official Python SDK 1.x client the very first request times out."* The checker's report:
 
-# %% id=example-check
+# %% id="example-check"
 clinic.report(lab.exhibit("id_not_echoed"))
 
-# %% [markdown] id=example-frames
+# %% [markdown] id="example-frames"
 # `id-echo` fails. The rule (MCP 2026-07-28, Base Protocol > Messages > Responses > Result Responses):
 #
 # > Result responses **MUST** include the same ID as the request they correspond to.
@@ -142,13 +157,13 @@ clinic.report(lab.exhibit("id_not_echoed"))
 # The SDK 1.x client numbers its requests from 0. So the smallest input to try is one ping with
 # id 0, and beside it one with id 7 to see the difference. Watch them:
 
-# %% id=example-watch
+# %% id="example-watch"
 lab.watch(
     lab.exhibit("id_not_echoed"),
     ['{"jsonrpc":"2.0","id":0,"method":"ping"}', '{"jsonrpc":"2.0","id":7,"method":"ping"}'],
 )
 
-# %% [markdown] id=example-answer
+# %% [markdown] id="example-answer"
 # One reply comes back, `{"jsonrpc":"2.0","id":7,"result":{}}`; the ping with id 0 gets nothing at
 # all. The server tests `if not id:`, meant for a missing id, and 0 is falsy. The line with id 0
 # alone is the whole evidence, and the answer for that server would be:
@@ -162,18 +177,18 @@ lab.watch(
 # until the server has been quiet for a second, then it is closed. The rules and what each
 # requires:
 
-# %% id=catalogue
+# %% id="catalogue"
 clinic.catalogue()
 
-# %% [markdown] id=cases
+# %% [markdown] id="cases"
 # ## 4. Your cases
 #
 # Each line: the case, what you get (a live server, or a host's log) and the bug report.
 
-# %% id=list-cases
+# %% id="list-cases"
 clinic.symptoms()
 
-# %% [markdown] id=live-tools
+# %% [markdown] id="live-tools"
 # For a live case, `clinic.command("case-01")` is the command that runs it. Try, in cells of your
 # own:
 #
@@ -188,19 +203,19 @@ clinic.symptoms()
 # In a terminal in this folder, `mcp-lab clinic list` lists your cases and
 # `mcp-lab check -- mcp-lab clinic run case-01` checks one.
 
-# %% id=first-live
+# %% id="first-live"
 first_live = next(name for name, case in clinic.cases().items() if case.kind == "live")
 clinic.report(clinic.command(first_live))
 
-# %% [markdown] id=log-tools
+# %% [markdown] id="log-tools"
 # For a log case, `clinic.show_log("case-02")` prints the log with line numbers (and writes it
 # beside this notebook as `case-02.log`). The line you give is the first one where the defect shows.
 
-# %% id=first-log
+# %% id="first-log"
 first_log = next(name for name, case in clinic.cases().items() if case.kind == "log")
 clinic.show_log(first_log)
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ### Your turn: `diagnosis`
 #
 # One entry per case. A live case: the rule, and the lines that make the server break it. A log
@@ -228,54 +243,54 @@ clinic.show_log(first_log)
 # rule can break as a consequence of another): the grader checks that. `clinic.compare("case-01",
 # [...], rule="id-echo")` gives the visible check's verdict before you hand in.
 
-# %% solution id=diagnosis
+# %% id="diagnosis" nbgrader={"grade": false, "grade_id": "diagnosis", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
 from grader.grading.clinic_key import solution_value
 
 diagnosis = solution_value(clinic.salt(), clinic.student())
 ### END SOLUTION
 
-# %% test id=test_case_01 points=1
+# %% id="test_case_01" nbgrader={"grade": true, "grade_id": "test_case_01", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-01: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_01")
 
-# %% test id=test_case_02 points=1
+# %% id="test_case_02" nbgrader={"grade": true, "grade_id": "test_case_02", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-02: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_02")
 
-# %% test id=test_case_03 points=1
+# %% id="test_case_03" nbgrader={"grade": true, "grade_id": "test_case_03", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-03: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_03")
 
-# %% test id=test_case_04 points=1
+# %% id="test_case_04" nbgrader={"grade": true, "grade_id": "test_case_04", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-04: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_04")
 
-# %% test id=test_case_05 points=1
+# %% id="test_case_05" nbgrader={"grade": true, "grade_id": "test_case_05", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-05: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_05")
 
-# %% test id=test_case_06 points=1
+# %% id="test_case_06" nbgrader={"grade": true, "grade_id": "test_case_06", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-06: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_06")
 
-# %% test id=test_case_07 points=1
+# %% id="test_case_07" nbgrader={"grade": true, "grade_id": "test_case_07", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-07: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_07")
 
-# %% test id=test_case_08 points=1
+# %% id="test_case_08" nbgrader={"grade": true, "grade_id": "test_case_08", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-08: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_08")
 
-# %% test id=test_case_09 points=1
+# %% id="test_case_09" nbgrader={"grade": true, "grade_id": "test_case_09", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-09: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_09")
 
-# %% test id=test_case_10 points=1
+# %% id="test_case_10" nbgrader={"grade": true, "grade_id": "test_case_10", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # case-10: the answer's form, and whether its evidence shows a defect. Hidden: the rule.
 lab.check("test_case_10")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A method for a server that will not connect, or that misbehaves only sometimes: the symptom, the
@@ -294,7 +309,7 @@ lab.check("test_case_10")
 # 5. A host asks with `"io.modelcontextprotocol/protocolVersion":"2027-01-01"` and gets `-32022`
 #    without `data.supported`. What can the host not do next, and which rule is broken?
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The rules this stage's cases break, in the spec repository (`docs/specification/...`):

@@ -1,6 +1,21 @@
-Stage 09 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 09: the clinic, repair
 #
 # Five servers, five bug reports, and this time the source. Each `repair_N.py` beside this
@@ -13,12 +28,12 @@ Stage 09 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # Open the files in JupyterLab's file browser (double-click), edit, save (Ctrl+S). Each has a
 # pristine copy, `repair_N.py.orig`, to compare against.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import clinic, lab
 
 lab.setup("09")
 
-# %% [markdown] id=reading
+# %% [markdown] id="reading"
 # ## 1. Reading a server you did not write
 #
 # Do not read a strange server from the top down. Follow a message through it:
@@ -32,7 +47,7 @@ lab.setup("09")
 #
 # The first line of each file is its symptom, what a host or a user reported:
 
-# %% id=symptoms
+# %% id="symptoms"
 from pathlib import Path
 
 for number in range(1, 6):
@@ -40,7 +55,7 @@ for number in range(1, 6):
     symptom = Path(name).read_text().splitlines()[0].lstrip('"')
     print(f"{name}: {symptom}")
 
-# %% [markdown] id=method
+# %% [markdown] id="method"
 # ## 2. The method
 #
 # 1. **The checker first.** `clinic.report(...)` runs `mcp-lab check` and prints its report.
@@ -55,15 +70,15 @@ for number in range(1, 6):
 # The rest of this lesson walks the method through the five kinds of defect you will meet. It
 # never shows a fix: that is your part.
 
-# %% [markdown] id=flush
+# %% [markdown] id="flush"
 # ## 3. When the checker sees it: a reply held back
 #
 # The checker on `repair_2.py`:
 
-# %% id=flush-report
+# %% id="flush-report"
 clinic.report(lab.program("repair_2"))
 
-# %% [markdown] id=flush-frames
+# %% [markdown] id="flush-frames"
 # `stdout-flush`: the replies held back are all errors. Stdout to a pipe is block-buffered, so a
 # reply written and not flushed waits in the process's buffer, and the host waits for it. The
 # rule is the one every request relies on (JSON-RPC 2.0, which MCP builds on, section 5; MCP
@@ -75,10 +90,10 @@ clinic.report(lab.program("repair_2"))
 #
 # Now a targeted session: a line that is not JSON, sent alone.
 
-# %% id=flush-watch
+# %% id="flush-watch"
 lab.watch(lab.program("repair_2"), [lab.initialize(id=1), "this is not json"])
 
-# %% [markdown] id=flush-why
+# %% [markdown] id="flush-why"
 # Read the two `<-` lines. The `initialize` reply came at once, while stdin was open. The line
 # that is not JSON got nothing in the half second `lab.watch` waited with stdin open: its error,
 # `-32700`, is printed below `(stdin closed)`, stamped no earlier than that moment. It had sat in
@@ -87,16 +102,16 @@ lab.watch(lab.program("repair_2"), [lab.initialize(id=1), "this is not json"])
 # flushed, pushing the error out with it. So the checker cannot see every path: once you have
 # repaired what it reports, send each kind of line alone and watch each reply come.
 
-# %% [markdown] id=ids
+# %% [markdown] id="ids"
 # ## 4. When the checker sees nothing: ids
 #
 # `repair_3.py`'s symptom: hosts list the tools, then every tool call spins until it times out.
 # The checker passes it:
 
-# %% id=ids-report
+# %% id="ids-report"
 clinic.report(lab.program("repair_3"))
 
-# %% [markdown] id=ids-frames
+# %% [markdown] id="ids-frames"
 # So ask what a host does that the checker did not. The checker's tool calls carry string ids
 # (`"call-count_orders-3"`); Claude Desktop, the Inspector and the SDKs number their requests
 # `1, 2, 3`. The rule (MCP 2025-11-25, Base Protocol > Messages > Responses; error responses
@@ -107,16 +122,16 @@ clinic.report(lab.program("repair_3"))
 # The same ID means the same JSON value *and* type: `2` and `"2"` are two different ids. A tool
 # call with an integer id:
 
-# %% id=ids-watch
+# %% id="ids-watch"
 call = lab.request("tools/call", id=2, params={"name": "count_orders", "arguments": {}})
 lab.watch(lab.program("repair_3"), [lab.initialize(id=1), lab.notification("notifications/initialized"), call])
 
-# %% [markdown] id=ids-why
+# %% [markdown] id="ids-why"
 # Look at the `id` of each reply. Then find where the id of a tool call turns into something else,
 # and *why* the author did it: the repair must keep what they wanted (cancelling a call) and give
 # every reply its own id back. `int(...)` is not a repair: a client may send `"17"`, a string.
 
-# %% [markdown] id=race
+# %% [markdown] id="race"
 # ## 5. What a careful client never sees: several requests at once
 #
 # `repair_1.py` answers each request on a thread of its own. Its symptom: now and then, when the
@@ -131,7 +146,7 @@ lab.watch(lab.program("repair_3"), [lab.initialize(id=1), lab.notification("noti
 # A busy host sends twelve big calls in one write, and the cell below checks each line that comes
 # back. A race shows now and then, not every time: run the cell a few times.
 
-# %% id=race-burst
+# %% id="race-burst"
 import json
 import subprocess
 
@@ -149,21 +164,21 @@ for number, line in enumerate(done.stdout.split(b"\n")[:-1], 1):
         verdict = "NOT one JSON message: " + line[:60].decode(errors="replace") + " ..."
     print(f"line {number:2}: {len(line):6} bytes  {verdict}")
 
-# %% [markdown] id=race-why
+# %% [markdown] id="race-why"
 # A broken line is two replies written into each other, and an empty line follows it: the
 # newline of the one that was cut. Every message must leave in one piece. Find every place that
 # writes to stdout, and ask of each: can another thread write while this one is half-way?
 
-# %% [markdown] id=library
+# %% [markdown] id="library"
 # ## 6. A dependency that writes to stdout
 #
 # `repair_4.py` keeps statistics with a small library, `tally`, vendored at the bottom of the
 # file. Treat it as a dependency you cannot change. The checker sees the damage at once:
 
-# %% id=library-report
+# %% id="library-report"
 clinic.report(lab.program("repair_4"))
 
-# %% [markdown] id=library-how
+# %% [markdown] id="library-how"
 # Read `tally` to see *how* it writes: one way Python's `sys.stdout` knows about (`print`), and
 # one it does not (`os.write(1, ...)`, straight to the file descriptor). So
 # `print(..., file=sys.stderr)` is no repair here: the lines are not yours to change. Stage 07's
@@ -175,7 +190,7 @@ clinic.report(lab.program("repair_4"))
 #
 # Either repair is accepted, as long as stdout carries protocol messages only.
 
-# %% [markdown] id=modern
+# %% [markdown] id="modern"
 # ## 7. A server of MCP 2026-07-28: every request stands alone
 #
 # `repair_5.py` speaks the current revision only. There is no `initialize`: each request carries
@@ -195,17 +210,18 @@ clinic.report(lab.program("repair_4"))
 # failed with every other one. The checker names the rule. Then a targeted session: one good
 # request, then the same request without its `_meta`:
 
-# %% id=modern-report
+# %% id="modern-report"
 clinic.report(lab.program("repair_5"))
 
-# %% id=modern-watch
+# %% id="modern-watch"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 lab.watch(
     lab.program("repair_5"),
     [lab.request("tools/list", id=1, params={"_meta": META}), lab.request("tools/list", id=2, params={})],
 )
 
-# %% [markdown] id=modern-why
+
+# %% [markdown] id="modern-why"
 # Request 2 gets a result, where the healthy server answers `-32602`. Swap the two lines and
 # request 2, now the first, is refused: what the server says depends on what came before. Find
 # where it remembers the first request, and make every request be judged by its own `_meta`
@@ -215,7 +231,7 @@ lab.watch(
 # kept it for the whole connection: remembering was right then. A server of 2025-11-25 (the other
 # four files) still does.
 
-# %% [markdown] id=task
+# %% [markdown] id="task"
 # ## Your turn: five repairs
 #
 # Repair each `repair_N.py` in place. Each test below grades one file, and runs it **alone**:
@@ -234,11 +250,11 @@ lab.watch(
 #
 # When graded, the same sessions run again with other ids, tools and orders.
 
-# %% [markdown] id=by-code
+# %% [markdown] id="by-code"
 # The cell below is where the course's own solution applies its repairs. In your copy it does
 # nothing: make your repairs in the files.
 
-# %% solution id=instructor_repairs
+# %% id="instructor_repairs" nbgrader={"grade": false, "grade_id": "instructor_repairs", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def instructor_repairs():
     ### BEGIN SOLUTION
     from grader.grading.repairs import apply_solution
@@ -252,28 +268,28 @@ try:
 except NotImplementedError:
     pass
 
-# %% test id=test_repair_1 points=2
+# %% id="test_repair_1" nbgrader={"grade": true, "grade_id": "test_repair_1", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # repair_1.py: mcp-lab check, then 40 big tool calls and bad lines sent at once, twice.
 lab.check("test_repair_1")
 
-# %% test id=test_repair_2 points=2
+# %% id="test_repair_2" nbgrader={"grade": true, "grade_id": "test_repair_2", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # repair_2.py: mcp-lab check, then each kind of reply and error to a line sent alone.
 lab.check("test_repair_2")
 
-# %% test id=test_repair_3 points=2
+# %% id="test_repair_3" nbgrader={"grade": true, "grade_id": "test_repair_3", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # repair_3.py: mcp-lab check, then tool calls with ids of every JSON type, alone and together; then a
 # queued call cancelled by its id (a number, then a string): it must get no reply, the others must.
 lab.check("test_repair_3")
 
-# %% test id=test_repair_4 points=2
+# %% id="test_repair_4" nbgrader={"grade": true, "grade_id": "test_repair_4", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # repair_4.py: mcp-lab check, then stdout before the first request, during four calls, at exit.
 lab.check("test_repair_4")
 
-# %% test id=test_repair_5 points=2
+# %% id="test_repair_5" nbgrader={"grade": true, "grade_id": "test_repair_5", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # repair_5.py: mcp-lab check, then 2026-07-28 requests alone, each judged by its own _meta; then the exit.
 lab.check("test_repair_5")
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## The end of the core course
 #
 # You have built an MCP server and a client from the wire up, kept stdout clean, diagnosed servers
@@ -298,7 +314,7 @@ lab.check("test_repair_5")
 # 5. A 2026-07-28 server keeps the `_meta` of a connection's first request "to save work". Name a
 #    request it then serves that it must refuse, and the error that request should get.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The rules the five repairs restore, in the spec repository (`docs/specification/...`):

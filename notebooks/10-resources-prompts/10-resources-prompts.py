@@ -1,6 +1,21 @@
-Stage 10 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 10: resources and prompts
 #
 # Tools are one of three things a server can offer. A tool is the model's choice: the model reads
@@ -16,12 +31,12 @@ Stage 10 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # serves what you wrote, and the checker and the official SDK client use it. The wire is MCP
 # 2026-07-28's; short notes say where the legacy era (2025-11-25 and before) differs.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("10")
 
-# %% [markdown] id=who-chooses
+# %% [markdown] id="who-chooses"
 # ## 1. Who chooses
 #
 # The spec (MCP 2026-07-28) says who is in control of each. Of resources (Resources > User
@@ -65,7 +80,7 @@ lab.setup("10")
 # <- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"resources":{"subscribe":false,"listChanged":false},"prompts":{"listChanged":false}},...}}
 # ```
 
-# %% [markdown] id=resources
+# %% [markdown] id="resources"
 # ## 2. Resources and templates
 #
 # A resource is named by a URI. The shop has one fixed resource, its schema, listed by
@@ -134,7 +149,7 @@ lab.setup("10")
 # Matching knows nothing about orders: `shop://orders/abc` matches, with the value `"abc"`.
 # Whether an order `abc` exists is the next step's question.
 
-# %% [markdown] id=reading
+# %% [markdown] id="reading"
 # ## 3. Reading, and the error for a URI that names nothing
 #
 # `resources/read` gets a URI and answers with `contents`: a list of items, each with the `uri`,
@@ -207,7 +222,7 @@ lab.setup("10")
 # order has one URI and a client can compare URIs as text. A request with no `uri` string at all
 # is malformed: `RpcError(INVALID_PARAMS, ...)`, -32602 with no `data`, in both eras.
 
-# %% [markdown] id=task-resources
+# %% [markdown] id="task-resources"
 # ### Your turn: `shop_resources.py` (4 points)
 #
 # The declarations, the lists and the helpers are given: `schema_sql(conn)` (the SQL of the shop's
@@ -225,7 +240,7 @@ lab.setup("10")
 #   `RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})` (never an empty `contents`): the server makes
 #   it -32602 or -32002 by the request's era.
 
-# %% solution id=shop_resources
+# %% id="shop_resources" nbgrader={"grade": false, "grade_id": "shop_resources", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_resources
 import json
 import re
@@ -357,7 +372,8 @@ def read_resource(conn, params):
     raise RpcError(RESOURCE_NOT_FOUND, data={"uri": uri})
     ### END SOLUTION
 
-# %% id=try-resources
+
+# %% id="try-resources"
 from reference.database import open_readonly
 
 conn = open_readonly(lab.shop_db())
@@ -368,24 +384,24 @@ try:
 except RpcError as error:
     print(error.to_error())
 
-# %% [markdown] id=try-resources-expected
+# %% [markdown] id="try-resources-expected"
 # The cell prints `{'order_id': '7'} None`, then product 3 as one text item (a Nordic mug, 19449
 # cents), then `{'code': -32002, 'message': 'Resource not found', 'data': {'uri':
 # 'shop://orders/007'}}`: your handler's "not found", which the server sends as -32602 with the same
 # `data` to a 2026-07-28 client.
 
-# %% test id=test_match points=1
+# %% id="test_match" nbgrader={"grade": true, "grade_id": "test_match", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Match() on twelve template and URI pairs: a value is one path segment, percent-decoded.
 # Hidden when graded: the same checks on other values.
 lab.check("test_match")
 
-# %% test id=test_read_resource points=3
+# %% id="test_read_resource" nbgrader={"grade": true, "grade_id": "test_read_resource", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Read_resource(): the schema, orders and products as the shop holds them; RESOURCE_NOT_FOUND with
 # the URI for URIs that name nothing (007, %37, another scheme, ...); INVALID_PARAMS without a uri.
 # Hidden when graded: the same checks on other values.
 lab.check("test_read_resource")
 
-# %% [markdown] id=prompts
+# %% [markdown] id="prompts"
 # ## 4. Prompts
 #
 # A prompt is listed with its arguments, each with a name, a description and whether it is
@@ -437,7 +453,7 @@ lab.check("test_read_resource")
 #
 # A missing `arguments`, or `null`, is no arguments at all.
 
-# %% [markdown] id=task-prompts
+# %% [markdown] id="task-prompts"
 # ### Your turn: `shop_prompts.py` (3 points)
 #
 # The declarations, `list_prompts` and `status_report` are given. Write:
@@ -451,7 +467,7 @@ lab.check("test_read_resource")
 # - `get_prompt(conn, params)`: the `prompts/get` handler: find the prompt by `name` (-32602 for
 #   one that does not exist), check its arguments, then build it (`BUILD[name]`).
 
-# %% solution id=shop_prompts
+# %% id="shop_prompts" nbgrader={"grade": false, "grade_id": "shop_prompts", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_prompts
 import json
 
@@ -570,7 +586,8 @@ def get_prompt(conn, params):
     return BUILD[name](conn, given)
     ### END SOLUTION
 
-# %% id=try-prompts
+
+# %% id="try-prompts"
 print(json.dumps(get_prompt(conn, {"name": "summarise_order", "arguments": {"order_id": "7"}}), indent=1)[:600])
 for params in ({"name": "summarise_order", "arguments": {}}, {"name": "status_report", "arguments": {"status": 7}}):
     try:
@@ -578,18 +595,18 @@ for params in ({"name": "summarise_order", "arguments": {}}, {"name": "status_re
     except RpcError as error:
         print(error.to_error())
 
-# %% [markdown] id=try-prompts-expected
+# %% [markdown] id="try-prompts-expected"
 # The first prompt's second message embeds order 7 (`"type": "resource"`); the two requests after
 # it get -32602, one for the missing `order_id`, one for a `status` that is not a string.
 
-# %% test id=test_get_prompt points=3
+# %% id="test_get_prompt" nbgrader={"grade": true, "grade_id": "test_get_prompt", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Get_prompt(): summarise_order embeds the order as resources/read gives it, status_report with
 # and without its argument; -32602 for an unknown prompt, a missing, extra or non-string argument,
 # an order that does not exist.
 # Hidden when graded: the same checks on other values.
 lab.check("test_get_prompt")
 
-# %% [markdown] id=served
+# %% [markdown] id="served"
 # ## 5. Served, checked, used
 #
 # The course's server now serves your resources and prompts beside its tools. The cell below
@@ -598,7 +615,7 @@ lab.check("test_get_prompt")
 # the legacy era: `lab.initialize(id=1)` first, and `lab.request(...)` in place of each
 # `lab.modern(...)`; the same read gets -32002.
 
-# %% id=watch-served
+# %% id="watch-served"
 lab.watch(
     lab.host("shop_resources"),
     [
@@ -609,7 +626,7 @@ lab.watch(
     ],
 )
 
-# %% [markdown] id=served-checks
+# %% [markdown] id="served-checks"
 # Then the checker examines it as it examines any server, in both eras: `resources-list` (every
 # resource with a `uri` and a `name`, every template with a `uriTemplate`), `resources-read` (a
 # listed resource reads; a URI that names nothing gets an error), `prompts-list`, `prompts-get`,
@@ -626,20 +643,20 @@ lab.watch(
 # on 2026-07-28) and in its legacy mode (the `initialize` handshake). Its types are the spec's
 # schema, so a result of the wrong shape fails there.
 
-# %% test id=test_served points=2
+# %% id="test_served" nbgrader={"grade": true, "grade_id": "test_served", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The course's server with your resources and prompts, in a 2026-07-28 session (server/discover, the
 # lists and a read complete and cacheable, a read that names nothing: -32602 with the URI) and a
 # legacy one (initialize, the same read: -32002); a prompt without its argument (-32602) in both;
 # then mcp-lab check's resources, prompts and 2026-07-28 checks.
 lab.check("test_served")
 
-# %% test id=test_sdk_client points=1
+# %% id="test_sdk_client" nbgrader={"grade": true, "grade_id": "test_sdk_client", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # The official MCP SDK's client, in its default mode (2026-07-28) and its legacy mode, reads an
 # order through its template and gets both prompts.
 # Hidden when graded: other orders.
 lab.check("test_sdk_client")
 
-# %% [markdown] id=recall
+# %% [markdown] id="recall"
 # ## Recall
 #
 # 1. Who chooses a tool, who a resource, who a prompt? What does that change in the text a server
@@ -652,14 +669,14 @@ lab.check("test_sdk_client")
 # 6. Which results of this stage carry `ttlMs` and `cacheScope`, which one does not, and why may
 #    the shop's be `"public"`?
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A server that offers data by URI and messages a user can pick, each declared in its
 # capabilities and each refusing what it should with the code a client expects. Stage 11 lets the
 # server change the shop, on a copy, and writes down every attempt.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`):

@@ -1,6 +1,21 @@
-Stage 11 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 11: audited writes
 #
 # Until now nothing a model did could change the shop: the database was opened read-only, and
@@ -19,12 +34,12 @@ Stage 11 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # 5. in MCP 2026-07-28, the current revision, the server asks the user itself before it cancels,
 #    and trusts nothing the client brings back unless the server sealed it.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("11")
 
-# %% [markdown] id=annotations
+# %% [markdown] id="annotations"
 # ## 1. What a write tool says about itself
 #
 # Stage 04's tools all said `readOnlyHint: true`. A write tool says what kind of change it makes.
@@ -63,7 +78,7 @@ lab.setup("11")
 # <- {"jsonrpc":"2.0","id":1,"result":{"tools":[...,{"name":"cancel_order",...,"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}},{"name":"add_order_note",...,"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}]}}
 # ```
 
-# %% [markdown] id=allowed
+# %% [markdown] id="allowed"
 # ## 2. Off unless allowed, and never on the course's database
 #
 # The write tools exist only when the server is started with `--allow-writes` and a copy of the
@@ -82,7 +97,7 @@ lab.setup("11")
 # Comparing the text of two paths misses all of those; `os.path.samefile(a, b)` asks the file
 # system whether they are the same file.
 
-# %% [markdown] id=transaction
+# %% [markdown] id="transaction"
 # ## 3. One transaction
 #
 # Cancelling an order is two statements: the order's status becomes `cancelled`, and a note
@@ -125,7 +140,7 @@ lab.setup("11")
 # `rows_changed` counts what the write did: 2 for a cancellation (the order and its note), 0 for
 # an order that was already cancelled (idempotent), 1 for a note.
 
-# %% [markdown] id=audit
+# %% [markdown] id="audit"
 # ## 4. Every attempt, written down
 #
 # A write changes data a user cares about, on the word of a model. Afterwards someone will ask:
@@ -188,7 +203,7 @@ lab.setup("11")
 # audit --db COPY` prints the same lines). The cell below runs the session on a fresh copy and
 # prints the real entries:
 
-# %% id=real-audit
+# %% id="real-audit"
 import json
 import subprocess
 import tempfile
@@ -212,12 +227,12 @@ subprocess.run([*lab.reference(), "--allow-writes", "--db", str(copy)], capture_
 for entry in read(copy):
     print(json.dumps(entry, ensure_ascii=False))
 
-# %% [markdown] id=real-audit-expected
+# %% [markdown] id="real-audit-expected"
 # Three entries: one `ok` with `rows_changed: 2`, two `rejected` with the reason the client was
 # told; each with `"client": {"name": "course", "version": "1.0"}` (the name `lab.initialize`
 # sends), and the long note as `"<text, 80 chars>"`.
 
-# %% [markdown] id=task-audit
+# %% [markdown] id="task-audit"
 # ### Your turn: `shop_audit.py` (3 points)
 #
 # The table and `now()` are given. Write:
@@ -235,7 +250,7 @@ for entry in read(copy):
 #   the table if it is missing (`TABLE`), insert (`INSERT`), close. Return `True`; on any
 #   `sqlite3.Error`, write one line to stderr and return `False`. It never raises.
 
-# %% solution id=shop_audit
+# %% id="shop_audit" nbgrader={"grade": false, "grade_id": "shop_audit", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_audit
 import json
 import sqlite3
@@ -325,7 +340,8 @@ def record(path, tool, arguments, who, outcome, reason, rows_changed):
     return True
     ### END SOLUTION
 
-# %% id=try-audit
+
+# %% id="try-audit"
 from reference.audit import read
 
 mine = database.build(Path(tempfile.mkdtemp()) / "shop.db")
@@ -335,24 +351,24 @@ print(record(mine, "add_order_note", {"order_id": 7, "note": "x" * 812},
 print(record(Path(mine).with_name("missing.db"), "add_order_note", {}, {"name": "notebook"}, "ok", "", 1))
 print(list(read(mine)))
 
-# %% [markdown] id=try-audit-expected
+# %% [markdown] id="try-audit-expected"
 # The cell prints `{'order_id': 7, 'note': '<text, 812 chars>', 'tags': '<array, 2 items>'}`,
 # then `True`, then `False` (after one line on stderr: there is no database at that path, and
 # `mode=rw` makes none), then the one entry, read back by the course's `reference.audit.read`.
 
-# %% test id=test_summary points=1
+# %% id="test_summary" nbgrader={"grade": true, "grade_id": "test_summary", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Summary() on ten argument sets: short values kept, long text as its length, lists and objects as
 # their size.
 # Hidden when graded: the same checks on other values.
 lab.check("test_summary")
 
-# %% test id=test_record points=2
+# %% id="test_record" nbgrader={"grade": true, "grade_id": "test_record", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Record(): entries read back as the course reads them, with the time, who asked and the summary;
 # False (a line on stderr, no exception) where the audit cannot be written.
 # Hidden when graded: the same checks on other values.
 lab.check("test_record")
 
-# %% [markdown] id=task-writes
+# %% [markdown] id="task-writes"
 # ### Your turn: `shop_writes.py` (7 points)
 #
 # The declarations (stage 04's work, given, with your annotations in them), `open_copy(path)` (the
@@ -379,7 +395,7 @@ lab.check("test_record")
 #     exception is `failed` and `isError` (the traceback to stderr); success is `ok` with its
 #     `rows_changed`, and the result carries `structuredContent` from 2025-06-18 on.
 
-# %% solution id=shop_writes
+# %% id="shop_writes" nbgrader={"grade": false, "grade_id": "shop_writes", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_writes
 import json
 import os
@@ -623,7 +639,8 @@ def call_write(path, params, who, allowed, version):
     return result
     ### END SOLUTION
 
-# %% id=try-writes
+
+# %% id="try-writes"
 mine = database.build(Path(tempfile.mkdtemp()) / "shop.db")
 notebook = {"name": "notebook", "version": "1.0", "transport": "stdio"}
 print(writable_copy(str(mine)), "|", writable_copy(str(lab.shop_db())))
@@ -634,35 +651,35 @@ print(call_write(mine, {"name": "add_order_note", "arguments": {"order_id": 1, "
 for entry in read(mine):
     print(entry["tool"], entry["outcome"], entry["client"], entry["arguments"], entry["rows_changed"])
 
-# %% [markdown] id=try-writes-expected
+# %% [markdown] id="try-writes-expected"
 # The cell prints `None | ...the course's database...`, then order 25 cancelled (`rows_changed:
 # 2`), then `False` (the note is added), then the two entries: both `ok`, the note as `<text, 90
 # chars>`.
 
-# %% test id=test_annotations points=1
+# %% id="test_annotations" nbgrader={"grade": true, "grade_id": "test_annotations", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Write_tools(): cancel_order and add_order_note with all four hints, each right.
 lab.check("test_annotations")
 
-# %% test id=test_writable_copy points=1
+# %% id="test_writable_copy" nbgrader={"grade": true, "grade_id": "test_writable_copy", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 1}
 # Writable_copy(): a copy is writable; no path, a missing file and the course's database (by
 # its own path, another spelling of it, a link to it) are not.
 # Hidden when graded: the same checks on other values.
 lab.check("test_writable_copy")
 
-# %% test id=test_writes points=2
+# %% id="test_writes" nbgrader={"grade": true, "grade_id": "test_writes", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Cancel_order() and add_order_note() on a copy: the results, what the copy holds after them,
 # refusals that change nothing, and one transaction (a note that cannot be written leaves the
 # order as it was).
 # Hidden when graded: the same checks on other orders.
 lab.check("test_writes")
 
-# %% test id=test_call_write points=3
+# %% id="test_call_write" nbgrader={"grade": true, "grade_id": "test_call_write", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Call_write(): every attempt audited once (ok, rejected before it runs, rejected by the shop,
 # failed, writes off) with who asked; the replies by revision; a failed audit changes no reply.
 # Hidden when graded: the same checks on other orders, clients and notes.
 lab.check("test_call_write")
 
-# %% [markdown] id=confirm
+# %% [markdown] id="confirm"
 # ## 5. Asking the user first (MCP 2026-07-28)
 #
 # The annotations ask a host to check with its user. In MCP 2026-07-28 the server can ask the user
@@ -728,7 +745,7 @@ lab.check("test_call_write")
 # course's server asks nothing of a legacy client: in a session that began with `initialize`,
 # `cancel_order` cancels at once, as in section 3.
 
-# %% [markdown] id=state
+# %% [markdown] id="state"
 # ## 6. A state the client carries, sealed
 #
 # The server keeps nothing between the question and the retry: what it needs comes back in
@@ -772,7 +789,7 @@ lab.check("test_call_write")
 # <- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params: requestState failed verification: ..."}}
 # ```
 
-# %% [markdown] id=task-state
+# %% [markdown] id="task-state"
 # ### Your turn: `shop_state.py` (4 points)
 #
 # `TTL_S` (300 seconds), `b64(data)` and `unb64(text)` (URL-safe base64 without `=` padding) are
@@ -806,7 +823,7 @@ lab.check("test_call_write")
 #     `{"action": "accept", "content": {"confirm": true}}`; any other answer (a decline, a
 #     dismissal, an unticked box) is `not_cancelled(...)`, and nothing is written.
 
-# %% solution id=shop_state
+# %% id="shop_state" nbgrader={"grade": false, "grade_id": "shop_state", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module shop_state
 import base64
 import hashlib
@@ -914,7 +931,8 @@ def ask(key, arguments, bound, capabilities, now):
             "requestState": seal(key, bound, now)}
     ### END SOLUTION
 
-# %% id=try-state
+
+# %% id="try-state"
 key = b"k" * 32
 bound = binding("cancel_order", {"reason": "asked by phone", "order_id": 9})
 state = seal(key, bound, 1_800_000_000)
@@ -930,19 +948,19 @@ print(asked["resultType"], asked["inputRequests"]["confirm"]["params"]["message"
 yes = {"confirm": {"action": "accept", "content": {"confirm": True}}}
 print(ask_first(key, {**params, "inputResponses": yes, "requestState": asked["requestState"]}, {}, 1_800_000_060))
 
-# %% [markdown] id=try-state-expected
+# %% [markdown] id="try-state-expected"
 # The cell prints the binding (`["cancel_order",{"order_id":9,"reason":"asked by phone"}]`: the
 # keys sorted), then `None` (a good state, a minute later), then four reasons: a changed MAC, another
 # key, another order, and a state that expired a minute ago. Then `ask_first` asks
 # (`input_required Cancel order 9? ...`), and goes ahead (`None`) on the retry with a yes.
 
-# %% test id=test_request_state points=2
+# %% id="test_request_state" nbgrader={"grade": true, "grade_id": "test_request_state", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Binding(), seal() and open_state(): a good state opens until it expires; a changed MAC, a changed
 # payload, another key, another request, an expired state and text that is no state are refused.
 # Hidden when graded: the same checks with other keys, clocks and orders.
 lab.check("test_request_state")
 
-# %% test id=test_ask_first points=2
+# %% id="test_ask_first" nbgrader={"grade": true, "grade_id": "test_ask_first", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Ask_first() in the course's server, over stdio in MCP 2026-07-28: the first cancel_order asks
 # (input_required), a client that declares no elicitation gets -32021, a state sent with another
 # order or changed gets -32602, a retry with no answer is asked again, a "no" cancels nothing, the
@@ -950,7 +968,7 @@ lab.check("test_request_state")
 # Hidden when graded: another client, other orders and answers.
 lab.check("test_ask_first")
 
-# %% [markdown] id=served
+# %% [markdown] id="served"
 # ## 7. Served, and the audit read back
 #
 # The course's server now runs your write tools and your audit (and, for a 2026-07-28 client,
@@ -967,14 +985,14 @@ lab.check("test_ask_first")
 # .venv/bin/mcp-lab audit --db /tmp/shop-copy.db
 # ```
 
-# %% test id=test_served points=2
+# %% id="test_served" nbgrader={"grade": true, "grade_id": "test_served", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The course's server with your writes and audit: the tools listed with their hints, a session's
 # attempts audited with the client's name; an audit that cannot be written changes no reply and
 # writes nothing to stdout; without --allow-writes, a call refused and audited.
 # Hidden when graded: another client, other orders.
 lab.check("test_served")
 
-# %% [markdown] id=recall
+# %% [markdown] id="recall"
 # ## Recall
 #
 # 1. `cancel_order` is destructive and idempotent. What does each hint tell a host, and what does
@@ -989,7 +1007,7 @@ lab.check("test_served")
 # 7. A client keeps a `requestState` and sends it again tomorrow, with another order's id. Which
 #    checks of `open_state` refuse it, and why must the MAC be checked before the rest?
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # A server that can change the shop, and can be trusted with it: it says which tools change what,
@@ -998,7 +1016,7 @@ lab.check("test_served")
 # the user before it cancels, and trusts no state it did not seal. Stage 12 puts the same
 # server on HTTP.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`):

@@ -1,6 +1,21 @@
-Stage 12 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell syntax).
+# ---
+# jupyter:
+#   jupytext:
+#     comment_magics: false
+#     notebook_metadata_filter: language_info,-language_info.codemirror_mode,-language_info.file_extension,-language_info.mimetype,-language_info.nbconvert_exporter,-language_info.pygments_lexer,-language_info.version,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
 
-# %% [markdown] id=title
+# %% [markdown] id="title"
 # # Stage 12: Streamable HTTP and auth
 #
 # Until now a host started your server as its own child and spoke to it through two pipes. Nobody
@@ -21,12 +36,12 @@ Stage 12 of MCP Wire Lab, as text (see grader/course/notebook.py for the cell sy
 # of the revisions before it. At the end the checker (`mcp-lab check --url`), the official SDK's
 # HTTP client (in both eras) and the MCP Inspector use it, with a token.
 
-# %% setup id=setup
+# %% id="setup" nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from grader.course import lab
 
 lab.setup("12")
 
-# %% [markdown] id=given
+# %% [markdown] id="given"
 # ## 0. What you are given
 #
 # The dispatcher is the course's: `open_shop(shared=True).server("http")` makes a
@@ -55,7 +70,7 @@ lab.setup("12")
 # says which ones, quotes the rule, shows the reference server doing it, and has a cell to try
 # yours. Run the `%%module mcp_http` cell again after each change: it saves `mcp_http.py`.
 
-# %% solution id=mcp_http
+# %% id="mcp_http" nbgrader={"grade": false, "grade_id": "mcp_http", "locked": false, "schema_version": 3, "solution": true, "task": false}
 %%module mcp_http
 # mcp_http.py: the shop's MCP server over Streamable HTTP, standard library only. MCP 2026-07-28
 # first: one POST per message, no session, the request metadata headers checked against the body;
@@ -469,7 +484,7 @@ def main(argv):
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
 
-# %% [markdown] id=post
+# %% [markdown] id="post"
 # ## 1. One POST per message, and no session
 #
 # One URL carries everything. The spec (MCP 2026-07-28, Transports > Streamable HTTP):
@@ -684,7 +699,7 @@ if __name__ == "__main__":
 #   `{"Allow": "POST, DELETE"}`. `end_session()` (DELETE) begins the same way: 405 for a
 #   2026-07-28 request.
 
-# %% id=try-post
+# %% id="try-post"
 with lab.serve_http("mcp_http") as url:
     call = lab.modern("tools/call", id=1, params={"name": "count_orders", "arguments": {"status": "paid"}})
     modern = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "count_orders"}
@@ -693,20 +708,20 @@ with lab.serve_http("mcp_http") as url:
     lab.http(url, "POST", lab.modern("shop/restock", id=3), {**modern, "Mcp-Method": "shop/restock"})
     lab.http(url, "GET", headers={"Accept": "text/event-stream", "MCP-Protocol-Version": "2026-07-28"})
 
-# %% [markdown] id=try-post-expected
+# %% [markdown] id="try-post-expected"
 # `lab.serve_http` runs your file as the checks do, in a process of its own, and `lab.http` prints
 # each request and its response as they go over the wire. Expect, in order: 200 with the count and
 # no `Mcp-Session-Id`; the same for the call that sent a session id nobody issued (ignored); 404
 # with -32601; 405 with `Allow: POST`. Last, your server's log lines (stderr).
 
-# %% test id=test_post points=3
+# %% id="test_post" nbgrader={"grade": true, "grade_id": "test_post", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # 2026-07-28: each request a POST of its own, served with no session (a session id ignored, none
 # sent); 202 for a notification, 404 for an unknown method, 400 for a version not served or a
 # broken body; GET and DELETE 405.
 # Hidden when graded: other ids, other tool calls, another session id.
 lab.check("test_post")
 
-# %% [markdown] id=headers
+# %% [markdown] id="headers"
 # ## 2. The request metadata headers
 #
 # A gateway in front of many MCP servers wants to route a request, or count calls per tool,
@@ -831,24 +846,24 @@ lab.check("test_post")
 # `{"code": HEADER_MISMATCH, "message": "Header mismatch: " + problem}` and the request's id,
 # exactly as it came (a request is a message with an `"id"` member, whatever its value: `0` too).
 
-# %% id=try-headers
+# %% id="try-headers"
 with lab.serve_http("mcp_http") as url:
     call = lab.modern("tools/call", id=6, params={"name": "count_orders", "arguments": {}})
     modern = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
     lab.http(url, "POST", call, {**modern, "Mcp-Name": "get_order"})
     lab.http(url, "POST", call, {**modern, "Mcp-Name": "=?base64?Y291bnRfb3JkZXJz?="})
 
-# %% [markdown] id=try-headers-expected
+# %% [markdown] id="try-headers-expected"
 # Expect a 400 whose body is an error -32020 with `"id":6` and a message naming `Mcp-Name`, then a
 # 200 with the count: the Base64 name decoded.
 
-# %% test id=test_headers points=2
+# %% id="test_headers" nbgrader={"grade": true, "grade_id": "test_headers", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Header_problem: MCP-Protocol-Version, Mcp-Method and Mcp-Name missing, or not what the body says,
 # refused; Base64 names decoded; over HTTP, 400 with -32020 and the request's id.
 # Hidden when graded: other names (some not ASCII), other ids, the cases in another order.
 lab.check("test_headers")
 
-# %% [markdown] id=origin
+# %% [markdown] id="origin"
 # ## 3. Origin: a web page is not your client
 #
 # A server on `127.0.0.1` looks private: nothing outside the machine reaches it. But the user's
@@ -924,23 +939,23 @@ lab.check("test_headers")
 # else 403 (`self.fail`) and `True`. `admitted()` calls it for every request that has an `Origin`,
 # before anything else: a refused request reaches no `Server`, and begins no session.
 
-# %% id=try-origin
+# %% id="try-origin"
 MODERN = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
 with lab.serve_http("mcp_http") as url:
     print(origin_allowed("http://localhost:6274"), origin_allowed("http://localhost.evil.example"))
     lab.http(url, "POST", lab.modern("server/discover", id=1), {**MODERN, "Origin": "http://evil.example"})
 
-# %% [markdown] id=try-origin-expected
+# %% [markdown] id="try-origin-expected"
 # Expect `True False`, then a 403 whose body is a JSON-RPC error with `"id":null`, and no
 # `Mcp-Session-Id`.
 
-# %% test id=test_origin points=2
+# %% id="test_origin" nbgrader={"grade": true, "grade_id": "test_origin", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Origin: 403 for a foreign one (POST, GET, DELETE; on initialize and in a session); loopback
 # origins and none served.
 # Hidden when graded: other origins, other ports.
 lab.check("test_origin")
 
-# %% [markdown] id=sse
+# %% [markdown] id="sse"
 # ## 4. SSE: when the client wants a stream
 #
 # A POST's response may also be a *stream*: Server-Sent Events, `Content-Type: text/event-stream`.
@@ -1019,23 +1034,23 @@ lab.check("test_origin")
 # `Content-Type: text/event-stream` whose body is that one event, with `Cache-Control: no-cache`
 # (no proxy may keep a stream), `X-Accel-Buffering: no` (the SHOULD above) and `headers`.
 
-# %% id=try-sse
+# %% id="try-sse"
 print(sse_event({"jsonrpc": "2.0", "id": 2, "result": {"text": "two\nlines"}}))
 with lab.serve_http("mcp_http") as url:
     lab.http(url, "POST", lab.modern("server/discover", id=1), {**MODERN, "Accept": "text/event-stream"})
 
-# %% [markdown] id=try-sse-expected
+# %% [markdown] id="try-sse-expected"
 # Expect `b'event: message\ndata: {"jsonrpc":"2.0","id":2,"result":{"text":"two\\nlines"}}\n\n'`:
 # the newline inside the text is the two characters `\n` on the data line. Then a 200 with
 # `Content-Type: text/event-stream` and the discover result as one event.
 
-# %% test id=test_sse points=2
+# %% id="test_sse" nbgrader={"grade": true, "grade_id": "test_sse", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Sse_event: one event per message; a client that accepts only SSE gets its response in a
 # well-formed stream.
 # Hidden when graded: other messages, other requests.
 lab.check("test_sse")
 
-# %% [markdown] id=auth
+# %% [markdown] id="auth"
 # ## 5. Who may call: a bearer token, and what OAuth adds
 #
 # The Origin check stops web pages. It does not stop another program on the machine, or anyone
@@ -1152,22 +1167,22 @@ lab.check("test_sse")
 # `WWW-Authenticate: Bearer realm="shop"` (and `, error="invalid_token"` when a header came) and
 # `True`. `admitted()` calls it for every request when the server has a token.
 
-# %% id=try-auth
+# %% id="try-auth"
 with lab.serve_http("mcp_http", token="s3cret") as url:
     lab.http(url, "POST", lab.modern("server/discover", id=1), MODERN)
     lab.http(url, "POST", lab.modern("server/discover", id=2), {**MODERN, "Authorization": "Bearer s3cret"})
 
-# %% [markdown] id=try-auth-expected
+# %% [markdown] id="try-auth-expected"
 # Expect a 401 with `WWW-Authenticate: Bearer realm="shop"`, then a 200 with the discover result
 # (and no session id).
 
-# %% test id=test_auth points=2
+# %% id="test_auth" nbgrader={"grade": true, "grade_id": "test_auth", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The bearer token: 401 with WWW-Authenticate without it, with another, a prefix of it, Basic; served
 # with it, and needed on every request.
 # Hidden when graded: another token, other wrong ones.
 lab.check("test_auth")
 
-# %% [markdown] id=sessions
+# %% [markdown] id="sessions"
 # ## 6. Older clients: sessions
 #
 # A client written for 2025-11-25 or before does not send `_meta`; it sends `initialize` first,
@@ -1325,7 +1340,7 @@ lab.check("test_auth")
 # Several threads serve requests at once: take `self.server.lock` around every use of
 # `self.server.sessions`.
 
-# %% id=try-sessions
+# %% id="try-sessions"
 with lab.serve_http("mcp_http") as url:
     first = lab.http(url, "POST", lab.initialize(id=1))
     session = {"Mcp-Session-Id": first.session, "MCP-Protocol-Version": "2025-11-25"}
@@ -1335,20 +1350,20 @@ with lab.serve_http("mcp_http") as url:
     lab.http(url, "GET", headers={"Accept": "text/event-stream"})
     lab.http(url, "DELETE", headers=session)
 
-# %% [markdown] id=try-sessions-expected
+# %% [markdown] id="try-sessions-expected"
 # Expect, in order: 200 with the
 # initialize result and an `Mcp-Session-Id`; 202 with `Content-Length: 0`; 200 with
 # `{"jsonrpc":"2.0","id":2,"result":{}}`; 400 for the ping without a session; 405 with
 # `Allow: POST, DELETE`; 204. Last, your server's log lines (stderr).
 
-# %% test id=test_sessions points=2
+# %% id="test_sessions" nbgrader={"grade": true, "grade_id": "test_sessions", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # Older clients: answers (200, 202, 400, GET 405); Mcp-Session-Id issued at initialize, then
 # required (400, 404, DELETE), one Server each; MCP-Protocol-Version (400 for a revision not
 # supported).
 # Hidden when graded: other ids, tool calls, session ids, revisions and versions.
 lab.check("test_sessions")
 
-# %% [markdown] id=whole
+# %% [markdown] id="whole"
 # ## 7. The whole server, with real clients
 #
 # Your transport is complete. Start it from a terminal in this folder, with a token of your own:
@@ -1400,23 +1415,23 @@ lab.check("test_sessions")
 #
 # The three cells below do the same, each on a fresh copy of your server with a token.
 
-# %% test id=test_mcp_lab_check points=3
+# %% id="test_mcp_lab_check" nbgrader={"grade": true, "grade_id": "test_mcp_lab_check", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 3}
 # Mcp-lab check --url on your server, with its token: no check fails.
 # Hidden when graded: another token, and older clients' sessions in three revisions with other calls.
 lab.check("test_mcp_lab_check")
 
-# %% test id=test_sdk_client points=2
+# %% id="test_sdk_client" nbgrader={"grade": true, "grade_id": "test_sdk_client", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The official MCP SDK's HTTP client, with the token: in mode "auto" (2026-07-28, no fallback) it
 # lists your tools and calls two; in mode "legacy" (a session) it lists them and calls one.
 # Hidden when graded: another token, other calls.
 lab.check("test_sdk_client")
 
-# %% test id=test_inspector points=2
+# %% id="test_inspector" nbgrader={"grade": true, "grade_id": "test_inspector", "locked": true, "schema_version": 3, "solution": false, "task": false, "points": 2}
 # The MCP Inspector's CLI over HTTP, with the token, lists your tools and calls one.
 # Hidden when graded: another token, another call.
 lab.check("test_inspector")
 
-# %% [markdown] id=recall
+# %% [markdown] id="recall"
 # ## Recall
 #
 # 1. On stdio a notification got no reply at all. What does it get over HTTP, and why can it not
@@ -1432,7 +1447,7 @@ lab.check("test_inspector")
 # 7. Your server has a static token. Name two things an OAuth access token would tell it that the
 #    static one cannot.
 
-# %% [markdown] id=end
+# %% [markdown] id="end"
 # ## What you have now
 #
 # The shop's server on both of MCP's transports: a pipe for the host that starts it, and an HTTP
@@ -1441,7 +1456,7 @@ lab.check("test_inspector")
 # streams when asked. The messages never changed: the dispatcher you built in
 # stages 01 to 05 answered all of them.
 
-# %% [markdown] id=read-next
+# %% [markdown] id="read-next"
 # ## Read next in the spec
 #
 # The pages this stage relies on, in the spec repository (`docs/specification/...`):
