@@ -236,7 +236,7 @@ def test_one_defect_loses_only_its_cells(tmp_path: Path, defect: str) -> None:
 # -- no Node.js --------------------------------------------------------------------------------------
 @pytest.fixture
 def no_inspector(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(capstone, "INSPECTOR_BIN", tmp_path / "not-installed" / "mcp-inspector")
+    monkeypatch.setattr(capstone.inspector, "INSPECTOR_BIN", tmp_path / "not-installed" / "mcp-inspector")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
 
 

@@ -25,13 +25,14 @@ where the guard refuses the reference in any form, bytecode carried as data incl
 The bytecode is for the Python that builds the kit: build it with the version the learners run.
 
 The clinic (stage 08) runs its case servers on the learner's machine, so the kit holds each case's
-defect; it does not hold the rule each defect breaks (the answer): the kit's
-``grader/course/clinic/defects.py`` is written with every rule and every "also right" rule blank,
-so no script over ``draw_for``, ``Case.defect`` or ``clinic.key()`` reads the diagnosis off.
+defect; it does not hold the rule each defect breaks (the answer): every module of the kit's
+``grader/course/clinic/defects/`` is written with every rule and every "also right" rule blank
+(the families are those of the package's table, ``FAMILIES``), so no script over ``draw_for``,
+``Case.defect`` or ``clinic.key()`` reads the diagnosis off.
 
-    >>> from grader.course.clinic import defects
-    >>> blind = blank_rules(Path(defects.__file__).read_text())
-    >>> [rule for rule in ("id-echo", "stdout-flush", "survives-bad-input") if rule in blind]
+    >>> from grader.course.clinic.defects import FAMILIES, ids
+    >>> blind = blank_rules(Path(ids.__file__).read_text(), set(FAMILIES))
+    >>> [rule for rule in ("id-echo", "invalid-request") if rule in blind]
     []
 """
 
@@ -70,8 +71,10 @@ def make_kit(target: Path, root: Path = ROOT) -> list[str]:
     shutil.rmtree(target / "grader" / "grading")
     (target / "grader" / MARKER).write_text(f"made by mcp-lab course kit with Python {_version()}\n")
 
-    clinic = target / "grader" / "course" / "clinic" / "defects.py"
-    clinic.write_text(blank_rules(clinic.read_text(encoding="utf-8")) + "\n", encoding="utf-8")
+    clinic = target / "grader" / "course" / "clinic" / "defects"
+    families = family_names((clinic / "__init__.py").read_text(encoding="utf-8"))
+    for module in sorted(clinic.glob("*.py")):
+        module.write_text(blank_rules(module.read_text(encoding="utf-8"), families) + "\n", encoding="utf-8")
 
     package = target / "reference"
     package.mkdir()
@@ -83,8 +86,7 @@ def make_kit(target: Path, root: Path = ROOT) -> list[str]:
 
     shutil.copytree(root / "data", target / "data", ignore=shutil.ignore_patterns("build", "__pycache__"))
     for stage in stages(root / "notebooks"):
-        handed_out = [p for p in sorted(stage.folder.iterdir()) if p.is_file() and p != stage.text]
-        for item in handed_out:
+        for item in stage.extras():
             (target / "notebooks" / stage.name).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(item, target / "notebooks" / stage.name / item.name)
 
@@ -96,8 +98,8 @@ def make_kit(target: Path, root: Path = ROOT) -> list[str]:
     return sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
 
 
-def blank_rules(text: str) -> str:
-    """The clinic's defects module with the rule of every defect made blank (see the module's text)."""
+def family_names(text: str) -> set[str]:
+    """The defect families a module's ``FAMILIES`` table names (its keys written as strings)."""
     tree = ast.parse(text)
     families: set[str] = set()
     for node in ast.walk(tree):
@@ -110,6 +112,14 @@ def blank_rules(text: str) -> str:
         )
         if isinstance(target, ast.Name) and target.id == "FAMILIES" and isinstance(node.value, ast.Dict):  # type: ignore[union-attr]
             families |= {k.value for k in node.value.keys if isinstance(k, ast.Constant)}  # type: ignore[union-attr]
+    return families
+
+
+def blank_rules(text: str, families: set[str] | None = None) -> str:
+    """A module of the clinic's defects with the rule of every defect made blank (see the module's text):
+    of every family in ``families``, by default those of the module's own ``FAMILIES`` table."""
+    tree = ast.parse(text)
+    families = family_names(text) if families is None else families
     nothing = ast.parse("frozenset()", mode="eval").body
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant):

@@ -5,8 +5,8 @@ Which cases comes from the course's salt (``clinic.json`` beside the notebook, r
 and the learner's own id (their JupyterHub or nbgrader user, or ``$MCP_LAB_STUDENT``, or the
 login name), never from a file they hand in. Each answer names the rule broken (a check id of
 ``mcp-lab check``) and carries evidence: for a live case, the lines that make it break the rule
-(replayed against the case and the reference, :mod:`.replay`); for a log, the number of the line
-where the defect shows.
+(replayed against the case and the reference, :mod:`.replay`, and judged as evidence, :mod:`.evidence`);
+for a log, the number of the line where the defect shows.
 
     >>> cases = draw_for("salt", "alice")
     >>> sorted({c.kind for c in cases})
@@ -82,8 +82,8 @@ def compare(case: str, lines: list[str | bytes], folder: Path | None = None, rul
     on your lines as evidence of that rule."""
     from grader.checker.transcript import broken
 
-    from ..checks.stage08 import evidence_problem, sessions
     from ..work import Work
+    from .evidence import evidence_problem, sessions
 
     work = Work(Path.cwd() if folder is None else folder, "08", student=student(), salt=salt(folder))
     found = cases(folder).get(case)
