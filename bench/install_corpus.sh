@@ -19,6 +19,7 @@ NPM_PACKAGES=(
     "@modelcontextprotocol/server-everything@2026.8.31"
     "@modelcontextprotocol/server-filesystem@2026.8.31"
     "@modelcontextprotocol/inspector@2.12.0"  # the MCP Inspector: stage 05's capstone cell runs its CLI
+    "configurable-http-proxy@5.3.0"  # JupyterHub's proxy: tests/test_jupyterhub.py runs a class on a hub
 )
 PYPI_PACKAGES=("mcp-server-time==2026.10.19")
 CONFORMANCE=build/conformance

@@ -38,6 +38,7 @@ import reference
 from grader.checker.check import run_check
 from grader.course import build, clinic
 from grader.course.clinic import draw_for
+from grader.course.practice import PRACTICE
 from grader.grading import secret
 from grader.grading.clinic_key import reproducer, solution_value
 from grader.grading.command import Row, grade_stage, table
@@ -501,6 +502,12 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, di
         STAGES["08-clinic-diagnosis"],
         release(course, "08-clinic-diagnosis", answers="diagnosis = " + repr(reordered)),
     )
+    # A script over the public repository: the answer key, from the salt the release carries alone.
+    released = clinic.salt(course / "release" / "08-clinic-diagnosis")
+    scripted = "diagnosis = " + repr(solution_value(released, "public-script"))
+    submit(
+        course, "public-script", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=scripted)
+    )
     copier = "diagnosis = " + repr(checkers_lead(salt, "checker-copier"))
     submit(
         course, "checker-copier", STAGES["08-clinic-diagnosis"], release(course, "08-clinic-diagnosis", answers=copier)
@@ -623,6 +630,17 @@ def checkers_lead(salt: str, student: str) -> dict[str, dict[str, Any]]:
         else:
             answers[case.name] = {"rule": lead, "reproduce": reproducer(case.defect)}
     return answers
+
+
+def test_a_script_over_the_public_repository_earns_all_of_stage_08_as_the_readme_says(graded: Any) -> None:
+    """Stage 08 is practice, not proof, in a graded class (README, What a script earns in stages 08
+    and 09): the repository's answer key writes any student's diagnosis from the released salt."""
+    _, rows, _ = graded
+    scripted = rows["08-clinic-diagnosis"]["public-script"]
+    assert scripted.score == scripted.max_score == STAGES["08-clinic-diagnosis"].points(), scripted
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "What a script earns in stages 08 and 09: all of it." in readme
+    assert "08-clinic-diagnosis" in PRACTICE and "09-clinic-repair" in PRACTICE
 
 
 def test_copying_the_checkers_lead_failure_earns_at_most_half_of_the_clinic(graded: Any) -> None:
@@ -887,13 +905,14 @@ def test_collect_never_follows_a_link_out_of_the_exchange(graded: Any, tmp_path:
     course, _, _ = graded
     stamp = "2026-01-01 10:00:00.000000 UTC"
     folder = tmp_path / "exchange" / build.COURSE_ID / "inbound" / f"linker+02-messages+{stamp}+x1"
+    off = "--PlainCollect.owner_check=False"  # the folder is root's, not a user linker's (test_collect_owner.py)
     folder.mkdir(parents=True)
     (folder / "02-messages.ipynb").write_text(release(course, "02-messages"), encoding="utf-8")
     (folder / "timestamp.txt").write_text(stamp, encoding="utf-8")
     (folder / "notes.txt").symlink_to(secret.path(course))
     (folder / "source").symlink_to(course / "source" / "02-messages")
     done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "collect", "02-messages", f"--Exchange.root={tmp_path / 'exchange'}"],
+        [sys.executable, "-m", "nbgrader", "collect", "02-messages", f"--Exchange.root={tmp_path / 'exchange'}", off],
         cwd=course,
         capture_output=True,
         text=True,

@@ -12,7 +12,8 @@
 - ``likeness``    normalised answers' fingerprints, for ``copied`` and ``similar``
 - ``text``        learner-made text made safe to print (no control characters)
 - ``sweep``       what a grading process leaves, removed (also after a crash or a kill)
-- ``collect``     ``nbgrader collect`` that never follows a link out of the exchange
+- ``collect``     ``nbgrader collect`` that never follows a link out of the exchange, and collects
+                  only what the student's own uid made
 - ``nbhook``      the nbgrader preprocessor that puts the verdicts where nbgrader's own would go
 - ``command``     ``mcp-lab course grade STAGE [--jobs N]``
 
