@@ -19,7 +19,8 @@
     mcp-lab progress [--workspace DIR]        per stage: do the public checks pass, and the first failure
     mcp-lab course init DIR | points          the instructor's nbgrader course; points per stage
     mcp-lab course kit DIR                    the learner kit of a graded class (no keys, no sources)
-    mcp-lab course grade STAGE [--jobs N]     grade every submission outside the learners' kernels
+    mcp-lab course grade STAGE [--jobs N | --scheduler ADDRESS]
+                                              grade every submission outside the learners' kernels (here, or on Dask)
     mcp-lab course export STAGE|--all         grades.csv: a row per student, with a status and the flags
 
 A wrong invocation gets one line on stderr and exit status 2, never a traceback.
@@ -197,8 +198,20 @@ def build_parser() -> Parser:
         "--unsafe-no-sandbox",
         action="store_true",
         help="where no sandbox can be made (no bubblewrap, no unshare), run the learners' code anyway, with no "
-        "private view of the files: it can read what its user can read (never run as root)",
+        "private view of the files: it can read what its user can read (never run as root); with --scheduler, "
+        "a worker without bubblewrap grades with what it has instead of refusing",
     )
+    where = grade.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="grade on this Dask cluster (tcp://127.0.0.1:8786, tls://HOST:8786)"
+    )
+    where.add_argument("--scheduler-file", metavar="FILE", help="the Dask cluster whose `dask scheduler` wrote FILE")
+    for name, what in (
+        ("ca", "the certificate of the CA that signed the cluster's"),
+        ("cert", "this machine's certificate"),
+        ("key", "the private key of --tls-cert"),
+    ):
+        grade.add_argument(f"--tls-{name}", metavar="FILE", default="", help=f"tls:// only: {what}")
 
     export = course_commands.add_parser(
         "export",
@@ -391,10 +404,18 @@ def course_cli(args: argparse.Namespace) -> int:
         from .grading.command import GradeError
         from .grading.command import run as grade
 
-        if args.unsafe_no_sandbox:  # the grading processes, forked later, read it
+        cluster = None
+        if args.scheduler or args.scheduler_file:
+            from .grading.cluster import Scheduler
+
+            cluster = Scheduler(
+                args.scheduler or "", args.scheduler_file or "", args.tls_ca, args.tls_cert, args.tls_key
+            )
+            cluster.unsafe = args.unsafe_no_sandbox  # the workers decide, each on its own machine
+        elif args.unsafe_no_sandbox:  # the grading processes, forked later, read it
             os.environ["MCP_LAB_SANDBOX"] = "unsafe-none"
         try:
-            return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs, args.student)
+            return grade(Path(args.course).resolve(), args.stage.rstrip("/"), args.jobs, args.student, cluster)
         except GradeError as exc:
             raise UsageError(f"mcp-lab course grade: {exc}") from None
     if args.course_command == "export":
@@ -407,11 +428,14 @@ def course_cli(args: argparse.Namespace) -> int:
         except ExportError as exc:
             raise UsageError(f"mcp-lab course export: {exc}") from None
     if args.course_command == "points":
-        chosen = build.stages()
-        width = max(len(s.name) for s in chosen)
-        for stage in chosen:
-            print(f"{stage.name:<{width}}  {stage.points():>3}")
-        print(f"{'total':<{width}}  {sum(s.points() for s in chosen):>3}")
+        from .course.practice import PRACTICE, for_credit
+
+        points = {stage.name: stage.points() for stage in build.stages()}
+        width = max(len(name) for name in [*points, "total for credit"])
+        for name, value in points.items():
+            print(f"{name:<{width}}  {value:>3}" + (f"  {PRACTICE[name]}" if name in PRACTICE else ""))
+        print(f"{'total':<{width}}  {sum(points.values()):>3}")
+        print(f"{'total for credit':<{width}}  {for_credit(points):>3}  without the practice stages")
         return 0
     directory = Path(args.directory).resolve()
     try:

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from .confinement import (
     python_executable,
     python_prefix,
     submission_uid,
+    system_view,
 )
 
 
@@ -83,21 +83,14 @@ class Bubblewrap(Runner):
     # -- the command ------------------------------------------------------------------------------
     def _system(self) -> list[str]:
         words: list[str] = []
-        for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-            if os.path.exists(top):
-                words += ["--ro-bind", top, top]
-        for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
-            words += ["--ro-bind-try", name, name]
-        prefix = python_prefix()
-        if not str(prefix).startswith("/usr/"):
-            # Create each folder above the installation, readable: bwrap makes them private.
-            parents = [p for p in reversed(prefix.parents) if str(p) != "/"]
-            for parent in parents:
-                words += ["--perms", "0755", "--dir", str(parent)]
-            words += ["--ro-bind", str(prefix), str(prefix)]
-        stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-        if not stdlib.is_relative_to(prefix) and not str(stdlib).startswith("/usr/"):
-            words += ["--ro-bind", str(stdlib), str(stdlib)]
+        prefix = str(python_prefix())
+        for path in system_view():
+            if path == prefix:
+                # Create each folder above the installation, readable: bwrap makes them private.
+                parents = [p for p in reversed(Path(path).parents) if str(p) != "/"]
+                for parent in parents:
+                    words += ["--perms", "0755", "--dir", str(parent)]
+            words += ["--ro-bind", path, path]
         return words
 
     def wrap(self, argv: Sequence[str], env: dict[str, str]) -> list[str]:

@@ -4,8 +4,11 @@ Run in a course folder made by ``mcp-lab course init``, after ``nbgrader generat
 and with the submissions in ``submitted/STUDENT/STAGE/``:
 
 1. every submission is graded by :mod:`grader.grading.grade` in a process of its own, ``--jobs`` at
-   a time, each learner's code in its sandbox; a grading that crashes or runs out of time is
-   reported as such, never as a plain 0;
+   a time, each learner's code in its sandbox (or on a Dask cluster, ``--scheduler ADDRESS``:
+   :mod:`.cluster`; this machine still reads the submissions and writes every verdict); a grading
+   that crashes or runs out of time is reported as such, never as a plain 0. A submission whose
+   verdict file already judges these very files, with this course's secret and these checks, is not
+   graded again (a run cut short resumes), unless ``--student`` names it;
 2. nbgrader's own ``autograde`` then stores those verdicts in the gradebook (the learner's
    notebook is never run: see :mod:`grader.grading.nbhook`), so ``generate_feedback`` and
    ``export`` work as before;
@@ -18,24 +21,26 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
-import tempfile
-import threading
+import sys
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import flags, likeness, sandbox, secret
-from .grade import Verdicts, graded_cells, handed_texts, submission_texts
+from .forked import grade_forked, start_workers
+from .grade import Stage, Verdicts, finish, graded_cells, handed_texts, prepare, submission_texts
+from .job import Job
 from .nbhook import verdicts_path
+from .progress_line import Progress
 from .submission import Submission
-from .sweep import sweep, sweep_stale
+from .sweep import sweep_stale
 from .text import printable
 
-SUBMISSION_LIMIT = 900.0  # seconds for one submission's whole grading (cells are bounded far below)
+if TYPE_CHECKING:
+    from .cluster import Scheduler
 
 
 @dataclass
@@ -50,65 +55,6 @@ class Row:
 
 class GradeError(Exception):
     """A problem with the course folder or the stage: one line for the instructor."""
-
-
-_CONTEXT: Any = None
-
-
-def _context() -> Any:
-    """Processes forked from a server that has the grading worker loaded (started on first use)."""
-    global _CONTEXT
-    if _CONTEXT is None:
-        _CONTEXT = multiprocessing.get_context("forkserver")
-        _CONTEXT.set_forkserver_preload(["grader.grading.worker"])
-    return _CONTEXT
-
-
-def _start_workers() -> threading.Thread:
-    """Start the fork server now, on a thread: its imports (a second or more of CPU) run on the other
-    core while this one reads the course and loads nbgrader, instead of before the first submission."""
-    from multiprocessing import forkserver
-
-    def start() -> None:
-        with contextlib.suppress(Exception):  # a server that cannot start fails the first submission's start
-            forkserver.ensure_running()
-
-    _context()
-    thread = threading.Thread(target=start, name="forkserver-start", daemon=True)
-    thread.start()
-    return thread
-
-
-# multiprocessing's status for a child whose fork server went away (killed, or out of memory): the
-# submission was never judged, so it is graded again once, by a fork server started anew.
-LOST_FORKSERVER = 255
-
-
-def _grade_one(
-    course: Path, stage: str, student: str, slot: int, alone: bool, again: bool = True
-) -> tuple[Verdicts | None, str]:
-    """Grade one submission in a process of its own (a crash there cannot take the others with it);
-    ``alone``: no other submission is graded beside it (:func:`~grader.grading.grade.grade`)."""
-    from .worker import grade_to_file
-
-    with tempfile.TemporaryDirectory(prefix="mcp-lab-verdicts-") as tmp:
-        out = Path(tmp) / "verdicts.json"
-        process = _context().Process(target=grade_to_file, args=(course, stage, student, slot, out, alone))
-        process.start()
-        try:
-            process.join(SUBMISSION_LIMIT)
-            if process.is_alive():
-                process.kill()
-                process.join(10)
-                return None, f"grading did not finish within {SUBMISSION_LIMIT:.0f} s"
-        finally:
-            if process.pid is not None and not process.is_alive():
-                sweep(process.pid)  # what a crash or a kill left: processes, cgroups, runtime copies
-        if process.exitcode == LOST_FORKSERVER and not out.is_file() and again:
-            return _grade_one(course, stage, student, slot, alone, again=False)
-        if process.exitcode != 0 or not out.is_file():
-            return None, f"the grader crashed (exit status {process.exitcode})"
-        return Verdicts.from_json(out.read_text(encoding="utf-8")), ""
 
 
 def _submissions(course: Path, stage: str) -> list[str]:
@@ -128,13 +74,21 @@ def check_course(course: Path, stage: str) -> None:
         raise GradeError(f"{stage} is not released yet: run nbgrader generate_assignment {stage} first")
 
 
-def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = None) -> list[Row]:
-    """Grade every submission of ``stage`` (or those of ``only``); store the grades with nbgrader; return a
-    row per student."""
+def grade_stage(
+    course: Path,
+    stage: str,
+    jobs: int,
+    only: list[str] | None = None,
+    scheduler: Scheduler | None = None,
+    again: bool | None = None,
+) -> list[Row]:
+    """Grade every submission of ``stage`` (or those of ``only``), here or on the Dask cluster of
+    ``scheduler``; store the grades with nbgrader; return a row per student. ``again``: grade even the
+    submissions whose verdict files still hold (the default when ``only`` names students)."""
     from grader.course.build import nbgrader_api
 
     check_course(course, stage)
-    starting = _start_workers()
+    starting = start_workers() if scheduler is None else None
     sweep_stale()  # what an earlier grading, killed with its workers, left behind
     students = _submissions(course, stage)
     if only is not None:
@@ -142,15 +96,20 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
         if unknown:
             raise GradeError(f"no submission of {stage} from {', '.join(unknown)} in {course / 'submitted'}")
         students = [s for s in students if s in only]
+    again = only is not None if again is None else again
     rows = {s: Row(s) for s in students}
     key = secret.load(course)  # seals each verdict file: export tells an edited one (``tampered``)
+    shared = Stage.read(course, stage)
+    stored = set() if again else _stored(course, stage)
     verdicts: dict[str, Verdicts] = {}
     slots = list(range(1, jobs + 1))
-    alone = jobs == 1 or len(students) == 1  # each submission has the machine to itself
+    alone = scheduler is None and (jobs == 1 or len(students) == 1)  # each submission has the machine to itself
     # nbgrader's own noise on every autograde (SQLAlchemy's "not in session"): not the instructor's business.
     warnings.filterwarnings("ignore", message=".*not in session.*")
     api = nbgrader_api(course)
-    starting.join()  # started or failed: the first submission's start says which, as before
+    if starting is not None:
+        starting.join()  # started or failed: the first submission's start says which, as before
+    progress = Progress(len(students))
 
     def store(student: str) -> None:
         """nbgrader's autograde stores one submission's verdicts (one at a time: one gradebook)."""
@@ -186,26 +145,64 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     # a second each, on one core) runs beside the grading instead of after all of it.
     with ThreadPoolExecutor(max_workers=1) as storing:
 
-        def work(student: str) -> None:
-            slot = slots.pop()
-            try:
-                found, problem = _grade_one(course, stage, student, slot, alone)
-            finally:
-                slots.append(slot)
+        def record(student: str, found: Verdicts | None, problem: str) -> None:
+            """What came back for one submission: sealed, written, stored (this machine only)."""
             if found is None:
                 rows[student].status = "grading failed"
                 rows[student].flags.append(flags.Flag("grading-failed", problem).as_dict())
+                progress.done(failed=True)
                 return
-            verdicts[student] = found
+            if found.student != student or found.stage != stage:  # a worker's answer for another job
+                record(student, None, f"the verdicts that came back are {found.student}'s of {found.stage}")
+                return
+            verdicts[student] = finish(found, key)
             path = verdicts_path(course, stage, student)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(found.sealed(key).as_json(), encoding="utf-8")
             # nbgrader's autograde would copy what the links point at (into the feedback, too): a refused
             # submission goes into the gradebook directly, a 0 in every cell, so export has its row.
             storing.submit(store_refused if found.refused else store, student)
+            progress.done(failed=any(c.status == "error" for c in found.cells.values()))
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            list(pool.map(work, students))
+        def take(student: str) -> Job | None:
+            """The student's job, or None when the verdict file already judges these files (kept)."""
+            job = prepare(course, stage, student, shared, key)
+            kept = None if again else _kept(course, stage, job, key)
+            if kept is None:
+                return job
+            verdicts[student] = kept
+            if student not in stored:  # written, but the run ended before nbgrader stored it
+                storing.submit(store_refused if kept.refused else store, student)
+            progress.done(kept=True)
+            return None
+
+        try:
+            if scheduler is None:
+
+                def work(student: str) -> None:
+                    job = take(student)
+                    if job is None:
+                        return
+                    slot = slots.pop()
+                    try:
+                        found, problem = grade_forked(job, slot, alone)
+                    finally:
+                        slots.append(slot)
+                    record(student, found, problem)
+
+                with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                    list(pool.map(work, students))
+            else:
+                from .cluster import grade_jobs, say_on_stderr
+
+                def say(line: str) -> None:
+                    progress.close()
+                    say_on_stderr(line)
+
+                taken = (job for job in map(take, students) if job is not None)
+                grade_jobs(scheduler, taken, record, say)
+        finally:
+            progress.close()
     _read_gradebook(course, stage, rows, verdicts)
     if only is None:
         _absent(course, stage, rows)
@@ -216,6 +213,31 @@ def grade_stage(course: Path, stage: str, jobs: int, only: list[str] | None = No
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text(json.dumps([r.__dict__ for r in rows.values()], indent=1), encoding="utf-8")
     return list(rows.values())
+
+
+def _kept(course: Path, stage: str, job: Job, key: bytes) -> Verdicts | None:
+    """The verdicts already written for this job, if they still hold: the same files, sealed with this
+    course's secret, by this grading code, and nothing in them a failure of grading."""
+    path = verdicts_path(course, stage, job.student)
+    try:
+        found = Verdicts.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    holds = found.digest == job.submission.digest() and found.code == job.code
+    if not holds or not found.seal_holds(key) or any(c.status == "error" for c in found.cells.values()):
+        return None
+    return found
+
+
+def _stored(course: Path, stage: str) -> set[str]:
+    """The students whose submission of ``stage`` the gradebook holds."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        try:
+            return {s.student.id for s in gradebook.find_assignment(stage).submissions}
+        except MissingEntry:
+            return set()
 
 
 def _read_gradebook(course: Path, stage: str, rows: dict[str, Row], verdicts: dict[str, Verdicts]) -> None:
@@ -317,14 +339,34 @@ def table(rows: list[Row], stage: str, isolation: str) -> str:
     return "\n".join(lines)
 
 
-def run(course: Path, stage: str, jobs: int, only: list[str] | None = None) -> int:
-    try:
-        isolation = sandbox.detect(1).isolation  # before anything is graded: no sandbox, no grading
-    except sandbox.NoIsolation as exc:
-        raise GradeError(str(exc)) from None
+def run(course: Path, stage: str, jobs: int, only: list[str] | None = None, scheduler: Scheduler | None = None) -> int:
     started = time.monotonic()
-    rows = grade_stage(course, stage, jobs, only)
+    if scheduler is None:
+        try:
+            isolation = sandbox.detect(1).isolation  # before anything is graded: no sandbox, no grading
+        except sandbox.NoIsolation as exc:
+            raise GradeError(str(exc)) from None
+        rows = grade_stage(course, stage, jobs, only)
+        where = f"with {jobs} job(s)"
+    else:
+        from .cluster import ClusterError
+
+        try:
+            rows = grade_stage(course, stage, jobs, only, scheduler)
+        except ClusterError as exc:
+            raise GradeError(str(exc)) from None
+        isolation = _isolation(course, stage) or "the Dask workers' sandbox"
+        where = f"on the Dask cluster at {scheduler.where()}"
     print(table(rows, stage, isolation))
-    print(f"\ngraded {len(rows)} submission(s) in {time.monotonic() - started:.1f} s with {jobs} job(s)")
+    print(f"\ngraded {len(rows)} submission(s) in {time.monotonic() - started:.1f} s {where}")
     print(f"next: nbgrader generate_feedback {stage}; nbgrader export")
+    sys.stdout.flush()
     return 0
+
+
+def _isolation(course: Path, stage: str) -> str:
+    """The sandbox the verdict files of ``stage`` say the learners' code ran in (a cluster's workers')."""
+    for path in sorted((course / "grading" / stage / "verdicts").glob("*.json")):
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            return Verdicts.from_json(path.read_text(encoding="utf-8")).isolation.split(";")[0]
+    return ""

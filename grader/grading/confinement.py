@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,29 @@ def tool(name: str) -> str | None:
 def python_prefix() -> Path:
     """The installation whose interpreter runs the learner's code (not a virtual environment)."""
     return Path(sys.base_prefix).resolve()
+
+
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
+
+
+def system_view() -> list[str]:
+    """What every sandbox shows its code read-only: the system's programs and libraries, the few
+    files of /etc the loader and the clock read, and the Python installation (with its standard
+    library where that lies elsewhere). One list, for bubblewrap and for its fallback alike.
+
+    >>> "/usr" in system_view()
+    True
+    """
+    seen = [top for top in SYSTEM_TREES if os.path.exists(top)]
+    seen += [name for name in SYSTEM_FILES if os.path.exists(name)]
+    prefix = python_prefix()
+    if not str(prefix).startswith("/usr/"):
+        seen.append(str(prefix))
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    if not stdlib.is_relative_to(prefix) and not str(stdlib).startswith("/usr/"):
+        seen.append(str(stdlib))
+    return seen
 
 
 def python_executable() -> str:

@@ -6,6 +6,11 @@ files for each cell. Nothing the learner wrote in their notebook's other cells r
 
     $ python -m grader.grading.grade COURSE 02-messages STUDENT [SLOT]    # prints the verdicts as JSON
 
+Three steps, so that the middle one can run anywhere: :func:`prepare` reads the submission and the
+stage into a :class:`~grader.grading.job.Job` (the instructor's machine), :func:`grade_job` grades
+it with no course folder (a forked process here, or a Dask worker: :mod:`.cluster`), :func:`finish`
+scrubs the course secret from what came back (the instructor's machine again).
+
 A cell is ``passed``, ``failed`` (the checks found a broken rule: the text says which) or
 ``error`` (grading itself failed or ran out of time: never the learner's zero without a flag).
 """
@@ -35,7 +40,8 @@ from grader.course.expect import Failure
 from grader.course.work import Work
 from reference import database
 
-from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, secret
+from . import answers, flags, hidden, likeness, plainfiles, refusals, sandbox, secret, version
+from .job import Job
 from .submission import Submission
 
 CELL_LIMIT = 90.0  # seconds for one part of a cell, its public or its hidden checks (each wait is bounded far below)
@@ -63,13 +69,17 @@ class Verdicts:
     seconds: float = 0.0
     refused: bool = False  # not plain files: never run, and never handed to nbgrader (it follows links)
     likeness: dict[str, str] = field(default_factory=dict)  # normalised answers' fingerprints (likeness.py)
+    code: str = ""  # the digest of the grading code that judged it (:mod:`.version`)
     seal: str = ""  # an HMAC of the rest, keyed by the course secret (:meth:`sealed`)
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), indent=1, ensure_ascii=False)
 
     def _mac(self, key: bytes) -> str:
-        body = json.dumps({**asdict(self), "seal": ""}, sort_keys=True, ensure_ascii=False).encode()
+        sealed = {**asdict(self), "seal": ""}
+        if not self.code:  # a file sealed before verdicts carried the code's digest still holds
+            del sealed["code"]
+        body = json.dumps(sealed, sort_keys=True, ensure_ascii=False).encode()
         return hmac.new(secret.Keys(key, self.student, self.stage).digest("verdicts"), body, hashlib.sha256).hexdigest()
 
     def sealed(self, key: bytes) -> Verdicts:
@@ -121,7 +131,7 @@ class Part:
     folder: Path
 
 
-def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys, scratch: Path) -> list[Part]:
+def cell_parts(stage: str, grade_id: str, points: float, keys: secret.Keys | secret.Draws, scratch: Path) -> list[Part]:
     """A cell's parts in the order their failures count: the public checks, then the hidden ones.
 
     >>> keys = secret.Keys(b"a course secret", "learner", "06")
@@ -208,7 +218,13 @@ def grade_part(submission: Submission, part: Part, slot: int, salt: str = "") ->
 
 
 def grade_cell(
-    submission: Submission, grade_id: str, points: float, keys: secret.Keys, scratch: Path, slot: int, salt: str = ""
+    submission: Submission,
+    grade_id: str,
+    points: float,
+    keys: secret.Keys | secret.Draws,
+    scratch: Path,
+    slot: int,
+    salt: str = "",
 ) -> tuple[CellVerdict, list[flags.Flag]]:
     """One cell alone: its parts side by side, and its verdict."""
     return grade_cells(
@@ -263,19 +279,64 @@ def verdict_of(grade_id: str, points: float, graded: list[tuple[CellVerdict, lis
 
 def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: bool = True) -> Verdicts:
     """Grade ``student``'s submission of ``stage_name`` in ``course`` (``alone``: no other submission
-    is graded beside it, so its cells' parts may have the machine to themselves)."""
+    is graded beside it, so its cells' parts may have the machine to themselves): :func:`prepare`,
+    :func:`grade_job` and :func:`finish`, here in one process."""
+    return finish(grade_job(prepare(course, stage_name, student), slot, alone), secret.load(course))
+
+
+@dataclass
+class Stage:
+    """What every submission of a stage shares, read once from the course folder."""
+
+    points: dict[str, float]
+    release: frozenset[str]
+    handed: dict[str, str]
+    salt: str
+    code: str = ""  # the digest of the grading code (:mod:`.version`), read once for the stage
+
+    @classmethod
+    def read(cls, course: Path, stage_name: str) -> Stage:
+        return cls(
+            graded_cells(course, stage_name),
+            release_cells(course, stage_name),
+            handed_texts(course, stage_name),
+            clinic.salt(course / "source" / stage_name),  # the instructor's, never the submission's
+            version.code_digest(),
+        )
+
+
+def prepare(course: Path, stage_name: str, student: str, stage: Stage | None = None, key: bytes = b"") -> Job:
+    """The instructor's side: read ``student``'s submission and what grading it needs into a :class:`Job`
+    (the submission's own derived keys, never the course secret ``key``)."""
+    stage = stage or Stage.read(course, stage_name)
+    submission, refused = read_submission(course, stage_name, student)
+    draws = secret.Keys(key or secret.load(course), student, stage_name[:2]).draws()
+    return Job(
+        submission,
+        stage_name,
+        stage.points,
+        refused,
+        stage.release,
+        stage.handed,
+        stage.salt,
+        draws,
+        stage.code,
+    )
+
+
+def grade_job(job: Job, slot: int = 0, alone: bool = True) -> Verdicts:
+    """Grade one submission from its :class:`Job` alone (no course folder, no course secret): the one
+    grading function, in a process forked on the instructor's machine or on a Dask worker."""
     started = time.monotonic()
     # jsonschema would build rfc3987's grammar at import (a second of CPU); no check uses "format".
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
-    stage = stage_name[:2]
-    submission, found = read_submission(course, stage_name, student)
-    result = Verdicts(student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
+    stage, stage_name, submission, points = job.stage, job.stage_name, job.submission, job.points
+    found = list(job.refused)
+    result = Verdicts(job.student, stage_name, submission.digest(), sandbox.detect(slot).isolation)
+    result.code = job.code  # a worker whose own code differs refuses before it gets here (:mod:`.cluster`)
     result.likeness = (
-        {}
-        if submission.problem
-        else likeness.fingerprints(submission_texts(submission), submission.values, handed_texts(course, stage_name))
+        {} if submission.problem else likeness.fingerprints(submission_texts(submission), submission.values, job.handed)
     )
-    points = graded_cells(course, stage_name)
     result.refused = bool(found)
     if submission.problem:
         if not found:
@@ -288,9 +349,8 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
         found += [flags.Flag("tampering", note) for note in submission.repaired]
         texts = submission_texts(submission)
         found += flags.scan(stage, texts)
-        found += flags.scan_notebook(stage, submission.notebook, set(points), release_cells(course, stage_name))
-        keys = secret.Keys(secret.load(course), student, stage)
-        course_salt = clinic.salt(course / "source" / stage_name)  # the instructor's, never the submission's
+        found += flags.scan_notebook(stage, submission.notebook, set(points), job.release)
+        keys = secret.Draws(job.draws)
         with tempfile.TemporaryDirectory(prefix=f"mcp-lab-grade-{stage}-{os.getpid()}-") as tmp:
             scratch = Path(tmp)
             # Private to the grader; without bubblewrap the submission's user must pass through to its copy.
@@ -312,7 +372,7 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
                     for grade_id, most in points.items()
                     if not (broken.get(grade_id) or broken.get("*"))
                 }
-                graded = grade_cells(submission, split, slot, course_salt, alone)
+                graded = grade_cells(submission, split, slot, job.salt, alone)
                 for grade_id, most in points.items():
                     why = broken.get(grade_id) or broken.get("*")
                     if why:  # an answer the checks cannot read: a 0 that says why, not a crash of the grader
@@ -326,9 +386,15 @@ def grade(course: Path, stage_name: str, student: str, slot: int = 0, alone: boo
             finally:
                 if held:
                     sandbox.free_disk(scratch)
-    found += scrub(result, secret.load(course))
     result.flags = [f.as_dict() for f in dict.fromkeys(found)]
     result.seconds = round(time.monotonic() - started, 2)
+    return result
+
+
+def finish(result: Verdicts, key: bytes) -> Verdicts:
+    """The instructor's side again: the course secret scrubbed from what came back (a flag where it was)."""
+    scrubbed = [f.as_dict() for f in scrub(result, key)]
+    result.flags += [f for f in scrubbed if f not in result.flags]
     return result
 
 

@@ -9,11 +9,17 @@ student and the cell, so that
 - grading the same submission again gives the same verdict (the same student, the same draw);
 - two students get different hidden inputs.
 
+What grades a submission gets only that submission's :class:`Draws` (a key derived for one student
+and stage), never the secret: a grading worker on another machine can draw that learner's hidden
+inputs and nothing else. The seal of the verdict files (:meth:`Keys.digest`) stays with the secret.
+
     >>> a = Keys(b"k" * 32, "alice", "02").rng("test_branches").random()
     >>> a == Keys(b"k" * 32, "alice", "02").rng("test_branches").random()
     True
     >>> a == Keys(b"k" * 32, "bob", "02").rng("test_branches").random()
     False
+    >>> a == Draws(Keys(b"k" * 32, "alice", "02").draws()).rng("test_branches").random()
+    True
 """
 
 from __future__ import annotations
@@ -62,6 +68,21 @@ class Keys:
         message = f"{self.student}\0{self.stage}\0{purpose}".encode()
         return hmac.new(self.secret, message, hashlib.sha256).digest()
 
+    def draws(self) -> bytes:
+        """The key of this student's hidden draws in this stage: what a grading worker is given."""
+        return self.digest("draws")
+
     def rng(self, purpose: str) -> random.Random:
         """A generator for ``purpose`` (a cell's grade id, say), the same on every grading of this student."""
-        return random.Random(int.from_bytes(self.digest(purpose), "big"))
+        return Draws(self.draws()).rng(purpose)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """One submission's hidden draws, from its derived key alone (no course secret needed)."""
+
+    key: bytes
+
+    def rng(self, purpose: str) -> random.Random:
+        digest = hmac.new(self.key, purpose.encode(), hashlib.sha256).digest()
+        return random.Random(int.from_bytes(digest, "big"))

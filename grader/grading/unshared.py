@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Sequence
 
 from .bubblewrap import Bubblewrap
-from .confinement import BASE_ENV, LIMITS, Limits, _setpriv, prlimit_words, python_prefix, tool
+from .confinement import BASE_ENV, LIMITS, Limits, _setpriv, prlimit_words, system_view, tool
 
 # Runs as root of the new namespaces: "$1" the empty folder that becomes the root, then triplets
 # (ro|rw|dir SOURCE TARGET), then "--" and the command. Every step must work, or nothing runs (-e).
@@ -98,17 +98,10 @@ class Unshared(Bubblewrap):
 
     def _binds(self) -> list[str]:
         words: list[str] = []
-        for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-            if os.path.exists(top):
-                words += ["ro", top, top]
-        for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
-            if os.path.exists(name):
-                words += ["ro", name, name]
-        prefix = python_prefix()
-        if not str(prefix).startswith("/usr/"):
-            # Each folder above the installation is made in the new root, 0755: reachable by the
-            # submission's user even where the host's (root's home) is not.
-            words += ["ro", str(prefix), str(prefix)]
+        # Each folder above a bound path is made in the new root, 0755: reachable by the
+        # submission's user even where the host's (root's home) is not.
+        for path in system_view():
+            words += ["ro", path, path]
         for folder in ("/data", "/grading"):
             words += ["dir", "-", folder]
         for outside, inside in self.binds.items():
