@@ -166,3 +166,18 @@ def python_env() -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+# A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,
+# a page at offset 100, the paid orders counted: something for every rule, evidence of none.
+KITCHEN_META = '"io.modelcontextprotocol/clientCapabilities":{}'
+KITCHEN_SINK = [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
+    '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{' + KITCHEN_META + "}}}",
+    '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{'
+    '"io.modelcontextprotocol/protocolVersion":"2027-01-01",' + KITCHEN_META + "}}}",
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_orders","arguments":{"offset":100}}}',
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}',
+]

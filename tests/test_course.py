@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT
 
 from grader.course import build, drive, expect
-from grader.course.notebook import NotebookSourceError, parse
+from grader.course.notebook import KERNELSPEC, NotebookSourceError, parse
 from grader.course.work import Work
 
 STAGES = build.stages()
@@ -27,23 +27,46 @@ def mcp_lab(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.Com
 
 
 # -- the notebook format -----------------------------------------------------------------------
+def _nbgrader(grade_id: str, kind: str, points: int | None = None) -> str:
+    """A percent-format cell marker's nbgrader option, as jupytext writes it."""
+    meta = {
+        "grade": kind == "test", "grade_id": grade_id, "locked": kind != "solution",
+        "schema_version": 3, "solution": kind == "solution", "task": False,
+    }  # fmt: skip
+    if points is not None:
+        meta["points"] = points
+    return "nbgrader=" + json.dumps(meta)
+
+
 def test_parse_cell_kinds_and_metadata() -> None:
     text = "\n".join(
         [
-            "notes before the first cell belong to no cell",
-            "# %% [markdown] id=intro",
+            "# ---",
+            "# jupyter:",
+            "#   kernelspec:",
+            "#     display_name: Python 3 (ipykernel)",
+            "#     language: python",
+            "#     name: python3",
+            "# ---",
+            "",
+            '# %% [markdown] id="intro"',
             "# # Title",
             "#",
             "# text",
-            "# %% setup id=setup",
+            "",
+            f'# %% id="setup" {_nbgrader("setup", "setup")}',
             "import os",
-            "# %% solution id=answer",
+            "",
+            f'# %% id="answer" {_nbgrader("answer", "solution")}',
+            "%%module answer",
             "def f():",
             "    ### BEGIN SOLUTION",
             "    return 1",
             "    ### END SOLUTION",
-            "# %% test id=t_f points=3",
+            "",
+            f"# %% {_nbgrader('t_f', 'test', 3)}",  # nbgrader's toolbar writes no id: its grade_id is one
             "assert f() == 1",
+            "",
             "# %%",
             "f()",
         ]
@@ -51,17 +74,18 @@ def test_parse_cell_kinds_and_metadata() -> None:
     nb = parse(text)
     cells = nb["cells"]
     assert [c["cell_type"] for c in cells] == ["markdown", "code", "code", "code", "code"]
+    assert [c["id"] for c in cells] == ["intro", "setup", "answer", "t_f", "cell-05"]
     assert cells[0]["source"] == "# Title\n\ntext"
-    assert cells[1]["metadata"]["nbgrader"] == {
+    assert cells[1]["metadata"] == {"nbgrader": {
         "grade": False, "grade_id": "setup", "locked": True, "schema_version": 3, "solution": False, "task": False,
-    }  # fmt: skip
+    }}  # fmt: skip
+    assert cells[2]["source"].startswith("%%module answer\n"), "a magic stays as written"
     assert cells[2]["metadata"]["nbgrader"]["solution"] is True
     assert cells[2]["metadata"]["nbgrader"]["locked"] is False
     assert cells[3]["metadata"]["nbgrader"]["points"] == 3
     assert cells[3]["metadata"]["nbgrader"]["grade"] is True
-    assert "nbgrader" not in cells[4]["metadata"]
-    assert cells[4]["id"] == "cell-05"
-    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    assert cells[4]["metadata"] == {}
+    assert nb["metadata"] == {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
     assert all(
         c.get("outputs", []) == [] and c.get("execution_count") is None for c in cells if c["cell_type"] == "code"
     )
@@ -70,13 +94,14 @@ def test_parse_cell_kinds_and_metadata() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("# %% test points=1\nx", "needs an id"),
-        ("# %% test id=t\nx", "needs points"),
-        ("# %% solution\nx", "needs an id"),
-        ("# %% frobnicate id=x\nx", "unknown cell word"),
-        ("# %% id=a\nx\n# %% id=a\ny", "used twice"),
+        ('# %% nbgrader={"grade": true, "locked": true, "schema_version": 3, "solution": false, "points": 1}'
+         '\nx', "lacks grade_id"),
+        (f'# %% id="t" {_nbgrader("t", "test")}\nx', "needs points"),
+        ('# %% id="t" nbgrader={"grade": true, "grade_id": "t", "points": 1}\nx', "lacks locked, schema_version"),
+        (f'# %% id="s" {_nbgrader("other", "solution")}\nx', "grade_id 'other' is not its id"),
+        ('# %% id="a"\nx\n\n# %% id="a"\ny', "used twice"),
     ],
-)
+)  # fmt: skip
 def test_parse_refuses_malformed_sources(text: str, message: str) -> None:
     with pytest.raises(NotebookSourceError, match=message):
         parse(text)
@@ -126,8 +151,14 @@ def test_points_command_prints_each_stage_and_the_total() -> None:
     done = mcp_lab("course", "points")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert [line.split()[0] for line in lines] == [*(s.name for s in STAGES), "total"]
-    assert int(lines[-1].split()[1]) == sum(s.points() for s in STAGES)
+    assert [line.split()[0] for line in lines] == [*(s.name for s in STAGES), "total", "total"]
+    assert lines[-2].split()[:2] == ["total", str(sum(s.points() for s in STAGES))]
+    # Stages 08 and 09 a script can earn (README, What a graded class can trust): marked, and left
+    # out of the total for credit.
+    practice = [line.split()[0] for line in lines if "practice:" in line]
+    assert practice == ["08-clinic-diagnosis", "09-clinic-repair"], lines
+    credit = sum(s.points() for s in STAGES if s.name not in practice)
+    assert lines[-1].split()[:4] == ["total", "for", "credit", str(credit)], lines
 
 
 # -- the instructor's course ----------------------------------------------------------------------

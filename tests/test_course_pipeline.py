@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from course_support import (
+    KITCHEN_SINK,
     PYTHON,
     api,
     autograded_notebook,
@@ -1217,28 +1218,13 @@ def test_a_repair_that_breaks_what_it_must_keep_loses_its_point(
     assert texts and "clinic-repair:" in texts[0] and "cancel" in texts[0], texts[:1]
 
 
-# A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,
-# a page at offset 100, the paid orders counted: something for every rule, evidence of none.
-_META = '"io.modelcontextprotocol/clientCapabilities":{}'
-KITCHEN_SINK = [
-    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
-    '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{' + _META + "}}}",
-    '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{'
-    '"io.modelcontextprotocol/protocolVersion":"2027-01-01",' + _META + "}}}",
-    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_orders","arguments":{"offset":100}}}',
-    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count_orders","arguments":{"status":"paid"}}}',
-]
-
-
 def harmless_lines(source: Path, student: str, case: str) -> list[str]:
     """Lines on which ``case`` does nothing the healthy server does not (a ping shows a ping defect)."""
     import sys
 
     from grader.checker.transcript import broken
     from grader.course import clinic
-    from grader.course.checks.stage08 import REFERENCE
+    from grader.course.clinic.evidence import REFERENCE
     from grader.course.clinic.replay import replay
 
     command = [sys.executable, "-m", "grader.course.clinic.server", clinic.salt(source), student, case]
