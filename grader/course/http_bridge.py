@@ -63,6 +63,7 @@ IO_TIMEOUT = 10.0  # seconds one send to a client may block before the connectio
 POLL = 0.5  # seconds between looks at the closed flag, for the thread that accepts connections
 STDERR_KEPT = 64 << 10  # bytes of the host's stderr kept (the most recent)
 MAX_LINE = 1 << 20  # bytes of one channel line (the host sends at most 64 KiB of base64)
+STUB_GRACE = 3.0  # seconds a failed check waits for a stub's traceback to arrive on stderr
 READER_END = 2.0  # seconds close() waits for a reader of the host's pipes to reach their end
 
 
@@ -240,12 +241,18 @@ class HttpBridge:
             data = b"".join(self._stderr)
         return data[-limit:].decode("utf-8", "replace")
 
-    def not_written(self) -> str | None:
+    def not_written(self, grace: float = STUB_GRACE) -> str | None:
         """The name of the learner's function whose NotImplementedError shows on stderr, if any (a stub
-        of the release that a request ran into: the server then closes the connection unanswered)."""
-        text = self.stderr_tail(8000)
-        if "NotImplementedError" not in text:
-            return None
+        of the release that a request ran into: the server then closes the connection unanswered).
+
+        The traceback is written before the connection closes, but it reaches us on another pipe, read by
+        another thread: on a busy machine the close can be seen first. So a check that failed waits up to
+        ``grace`` seconds for it (only failures pay that)."""
+        deadline = time.monotonic() + grace
+        while "NotImplementedError" not in (text := self.stderr_tail(8000)):
+            if time.monotonic() >= deadline or not self._readers[0][0].is_alive():  # nothing more can come
+                return None
+            time.sleep(0.05)
         where = _learner_frame(text, self.module)
         return where[1] if where else "a function of yours"
 
