@@ -241,13 +241,13 @@ class HttpBridge:
             data = b"".join(self._stderr)
         return data[-limit:].decode("utf-8", "replace")
 
-    def not_written(self, grace: float = STUB_GRACE) -> str | None:
+    def not_written(self, grace: float = 0.0) -> str | None:
         """The name of the learner's function whose NotImplementedError shows on stderr, if any (a stub
         of the release that a request ran into: the server then closes the connection unanswered).
 
         The traceback is written before the connection closes, but it reaches us on another pipe, read by
-        another thread: on a busy machine the close can be seen first. So a check that failed waits up to
-        ``grace`` seconds for it (only failures pay that)."""
+        another thread: on a busy machine the close can be seen first. So a check that saw the connection
+        closed unanswered (a stub's symptom) waits up to ``grace`` seconds for it (``STUB_GRACE``)."""
         deadline = time.monotonic() + grace
         while "NotImplementedError" not in (text := self.stderr_tail(8000)):
             if time.monotonic() >= deadline or not self._readers[0][0].is_alive():  # nothing more can come
