@@ -1172,7 +1172,15 @@ def test_one_clinic_bug_loses_only_its_case(course: Path, name: str, bug: str, t
                 value[case]["reproduce"] = KITCHEN_SINK
             lost = {f"test_case_{case[-2:]}" for case in live}
         elif "reproduce" in value[target]:
-            value[target]["reproduce"] = harmless_lines(course / "source" / name, student, target)
+            # A case whose defect shows on any line (a banner at start) has no harmless lines: the draw
+            # depends on the course's random salt, so the next live case of this student's is taken then.
+            live = [target, *sorted(c for c, e in value.items() if "reproduce" in e and c != target)]
+            for target in live:
+                if (lines := harmless_lines(course / "source" / name, student, target)) is not None:
+                    break
+            assert lines is not None, f"every live case of {student} shows its defect on any line"
+            value[target]["reproduce"] = lines
+            lost = {f"test_case_{target[-2:]}"}
         else:
             value[target]["line"] = 1
         source = stage.text.read_text(encoding="utf-8")
@@ -1218,8 +1226,9 @@ def test_a_repair_that_breaks_what_it_must_keep_loses_its_point(
     assert texts and "clinic-repair:" in texts[0] and "cancel" in texts[0], texts[:1]
 
 
-def harmless_lines(source: Path, student: str, case: str) -> list[str]:
-    """Lines on which ``case`` does nothing the healthy server does not (a ping shows a ping defect)."""
+def harmless_lines(source: Path, student: str, case: str) -> list[str] | None:
+    """Lines on which ``case`` does nothing the healthy server does not (a ping shows a ping defect);
+    None when every candidate shows the defect (a banner written at start shows on any line)."""
     import sys
 
     from grader.checker.transcript import broken
@@ -1235,7 +1244,7 @@ def harmless_lines(source: Path, student: str, case: str) -> list[str]:
     ):
         if not broken(replay(command, lines), replay(REFERENCE, lines)):
             return lines
-    pytest.fail(f"{case}: every candidate line shows its defect")
+    return None
 
 
 def notebook_text_from(stage: build.Stage, text: str) -> str:
