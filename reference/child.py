@@ -183,28 +183,36 @@ class ChildProcess:
             self.lines.put(None)  # keep the end marker for later readers
         return line
 
-    def cpu_seconds(self) -> float | None:
-        """CPU time (user and system) used so far by the child's process group: the child and what it
-        started. ``None`` where ``/proc`` cannot tell (another system, the child gone)."""
+    def group_stats(self) -> dict[str, list[bytes]]:
+        """``/proc/PID/stat`` of every process in the child's process group (the child and what it
+        started), by pid: the fields after the command's name (state, ppid, pgrp, ... utime is the
+        12th, stime the 13th). Empty where ``/proc`` cannot tell (another system, the group gone)."""
         try:
-            ticks = os.sysconf("SC_CLK_TCK")
             names = os.listdir("/proc")
-        except (OSError, ValueError, AttributeError):
-            return None
-        group, total, seen = self.process.pid, 0, False
+        except OSError:
+            return {}
+        found = {}
         for name in names:
             if not name.isdigit():
                 continue
             try:
                 with open(f"/proc/{name}/stat", "rb") as stat:
                     fields = stat.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
+                if int(fields[2]) == self.process.pid:
+                    found[name] = fields
+            except (OSError, IndexError, ValueError):
                 continue
-            # After the command's name: state, ppid, pgrp, ... utime (12th), stime (13th).
-            if int(fields[2]) == group:
-                total += int(fields[11]) + int(fields[12])
-                seen = True
-        return total / ticks if seen else None
+        return found
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user and system) used so far by the child's process group: the child and what it
+        started. ``None`` where ``/proc`` cannot tell (another system, the child gone)."""
+        try:
+            ticks = os.sysconf("SC_CLK_TCK")
+        except (ValueError, AttributeError):
+            return None
+        group = self.group_stats()
+        return sum(int(f[11]) + int(f[12]) for f in group.values()) / ticks if group else None
 
     def read_line_patient(self, quiet: float, most: float) -> Line | None:
         """The next stdout line, waiting ``quiet`` seconds, and longer (``most`` in all) while the child is

@@ -87,6 +87,7 @@ class _Client:
         self.sock = sock
         self.client_done = False  # the client sent all it will send
         self.server_done = False  # the learner's server closed its side
+        self.answered = False  # the learner's server sent something on it
         self.closed = False
 
 
@@ -99,6 +100,7 @@ class HttpBridge:
         self.lock = threading.Lock()  # writes to the host's stdin, and the table of clients
         self._stderr_lock = threading.Lock()
         self.clients: dict[int, _Client] = {}
+        self.closed_unanswered = False  # a connection the learner's server closed without a byte sent on it
         self.next_conn = 1
         self.started = threading.Event()
         self.start_problem = ""  # the traceback make_server ended with
@@ -196,12 +198,14 @@ class HttpBridge:
             if client is None or client.closed:
                 continue  # a connection already given up: what comes for it is dropped
             if kind == "data":
+                client.answered = True
                 try:
                     client.sock.sendall(data)
                 except OSError:
                     self._end(conn, client)
             elif kind == "eof":
                 client.server_done = True
+                self.closed_unanswered |= not client.answered
                 with contextlib.suppress(OSError):
                     client.sock.shutdown(socket.SHUT_WR)
                 if client.client_done:
@@ -241,14 +245,14 @@ class HttpBridge:
             data = b"".join(self._stderr)
         return data[-limit:].decode("utf-8", "replace")
 
-    def not_written(self, grace: float = 0.0) -> str | None:
+    def not_written(self) -> str | None:
         """The name of the learner's function whose NotImplementedError shows on stderr, if any (a stub
         of the release that a request ran into: the server then closes the connection unanswered).
 
         The traceback is written before the connection closes, but it reaches us on another pipe, read by
-        another thread: on a busy machine the close can be seen first. So a check that saw the connection
-        closed unanswered (a stub's symptom) waits up to ``grace`` seconds for it (``STUB_GRACE``)."""
-        deadline = time.monotonic() + grace
+        another thread: on a busy machine the close can be seen first. So once a connection was closed
+        unanswered (a stub's symptom, never a hang's), this waits up to ``STUB_GRACE`` seconds for it."""
+        deadline = time.monotonic() + (STUB_GRACE if self.closed_unanswered else 0.0)
         while "NotImplementedError" not in (text := self.stderr_tail(8000)):
             if time.monotonic() >= deadline or not self._readers[0][0].is_alive():  # nothing more can come
                 return None

@@ -95,29 +95,25 @@ def _thread(folder: str) -> tuple[bool, int] | None:
 
 def stance(child: ChildProcess) -> Stance | None:
     """What ``child``'s process group is doing now; None where /proc cannot tell (or it is gone)."""
-    group, asleep, runs, seen = child.pid, True, 0, False
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return None
-    for name in names:
-        if not name.isdigit():
-            continue
+    asleep, runs, seen = True, 0, False
+    for pid in child.group_stats():
         try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                if int(stat.read().rsplit(b")", 1)[1].split()[2]) != group:
-                    continue
-            tasks = os.listdir(f"/proc/{name}/task")
-        except (OSError, IndexError, ValueError):
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
             continue
         for task in tasks:
-            found = _thread(f"/proc/{name}/task/{task}")
+            found = _thread(f"/proc/{pid}/task/{task}")
             if found is not None:
                 asleep, runs, seen = asleep and found[0], runs + found[1], True
     if not seen:
         return None
     pending = _pipe_bytes(child.process.stdin) + _pipe_bytes(child.process.stdout)
     return Stance(asleep, runs, pending)
+
+
+def _still(before: Stance, after: Stance) -> bool:
+    """Whether nothing of the group ran between the two moments and it sleeps now."""
+    return before.asleep and after.asleep and before.runs == after.runs
 
 
 def next_line(child: ChildProcess, still: float, deadline: float) -> Line | None:
@@ -130,7 +126,7 @@ def next_line(child: ChildProcess, still: float, deadline: float) -> Line | None
         if line is not None or child.stdout_closed.is_set() or time.monotonic() >= deadline or before is None:
             return line
         after = stance(child)
-        if after is None or (before.asleep and after.asleep and before.runs == after.runs and not after.pending):
+        if after is None or (_still(before, after) and not after.pending):
             return None
 
 
@@ -177,4 +173,4 @@ def _working(child: ChildProcess) -> bool:
     before = stance(child)
     time.sleep(STILL)
     after = stance(child)
-    return before is not None and after is not None and not (after.asleep and before.runs == after.runs)
+    return before is not None and after is not None and not _still(before, after)
