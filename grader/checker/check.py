@@ -37,6 +37,8 @@ from .stdout_rules import judge_lines
 from .verdicts import STATUSES, Findings, Result
 from .versions import PROPOSALS, Negotiation, judge_negotiation, run_version
 
+JOIN_STEP = 0.2  # seconds: the main thread wakes this often to take a Ctrl-C delivered to another thread
+
 
 @dataclass
 class Report:
@@ -157,7 +159,10 @@ def run_jobs(
             for thread in threads[1:]:
                 thread.start()
             for thread in threads:
-                thread.join()
+                # Timed waits: Ctrl-C may be delivered to a probe's thread, and a plain join()
+                # in the main thread would then sleep through it until every probe had ended.
+                while thread.is_alive():
+                    thread.join(JOIN_STEP)
     except BaseException:
         # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
