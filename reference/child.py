@@ -289,10 +289,12 @@ class ChildProcess:
         close_after_readers(zip(self._threads, (self.process.stdout, self.process.stderr), strict=True), 1.0)
         return code
 
-    def kill(self) -> None:
-        """End the child and its session at once (SIGKILL), for when there is no time to ask."""
+    def kill(self, wait: float = 1.0) -> None:
+        """End the child and its session at once (SIGKILL), for when there is no time to ask; wait up to
+        ``wait`` seconds for it to be gone (0: not at all, for a caller that kills several first)."""
         self._signal_group(signal.SIGKILL)
-        self.wait(1.0)
+        if wait > 0:
+            self.wait(wait)
 
     def __enter__(self) -> ChildProcess:
         return self

@@ -285,7 +285,8 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
         while time.monotonic() < deadline and len(pid_file.read_text().split() if pid_file.exists() else []) < 6:
             time.sleep(0.1)
         checker.send_signal(signal.SIGINT)
-        assert checker.wait(timeout=15) == 130
+        # Bounded, with a margin for a loaded machine: the check itself ends in about a second.
+        assert checker.wait(timeout=30) == 130
     finally:
         checker.kill()
         checker.communicate()

@@ -166,9 +166,12 @@ def run_jobs(
     except BaseException:
         # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
-        for probe in ctx.stop_starting():
-            if hasattr(probe, "child"):
-                probe.child.kill()
+        # Every group is sent SIGKILL first, then each is waited for: one second in all, not one each.
+        children = [probe.child for probe in ctx.stop_starting() if hasattr(probe, "child")]
+        for child in children:
+            child.kill(wait=0)
+        for child in children:
+            child.wait(1.0)
         raise
     for probe in ctx.probes:
         probe.close()  # idempotent: every probe is closed, whatever happened
