@@ -166,7 +166,8 @@ def run_jobs(
     except BaseException:
         # Ctrl-C (or a checker bug) in the main thread: the servers run in sessions of their
         # own, out of reach of the terminal's signal, so end them here or they outlive us.
-        # Every group is sent SIGKILL first, then each is waited for: one second in all, not one each.
+        # Every group is sent SIGKILL first, then each is waited for (up to a second each): they die
+        # together, so the waits after the first are short, where killing one by one waited for each.
         children = [probe.child for probe in ctx.stop_starting() if hasattr(probe, "child")]
         for child in children:
             child.kill(wait=0)
