@@ -261,6 +261,42 @@ class ChildProcess:
         except subprocess.TimeoutExpired:
             return None
 
+    def run_delays(self) -> dict[str, float]:
+        """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not
+        running: the kernel's ``schedstat``), by ``PID/TID``. Empty where ``/proc`` cannot tell."""
+        delays = {}
+        for pid in self.group_stats():
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for task in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as stat:
+                        delays[f"{pid}/{task}"] = int(stat.read().split()[1]) / 1e9
+                except (OSError, IndexError, ValueError):
+                    continue
+        return delays
+
+    def wait_patient(self, quiet: float, most: float) -> int | None:
+        """The exit status within ``quiet`` seconds of the time the child could run: the wait grows by the
+        time its threads spent waiting for a CPU (a busy machine), up to ``most`` seconds in all. None
+        while it still runs then: a server asleep, or busy on its own, gets ``quiet`` seconds, however
+        busy the machine."""
+        start = time.monotonic()
+        before = self.run_delays()
+        deadline = start + quiet
+        while True:
+            code = self.wait(deadline - time.monotonic())
+            if code is not None or not before:
+                return code
+            now = self.run_delays()
+            starved = max((d - before.get(t, 0.0) for t, d in now.items()), default=0.0)
+            later = min(start + quiet + starved, start + most)
+            if later <= time.monotonic() + 0.05:
+                return self.process.poll()
+            deadline = later
+
     def _signal_group(self, sig: int) -> None:
         try:
             if os.name == "posix":

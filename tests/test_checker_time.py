@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,42 @@ def test_a_call_slower_than_the_protocol_timeout_but_within_the_call_timeout_pas
     assert found["exit-on-eof"]["summary"] == "exited with status 0 after stdin closed"
     # Only the checker's own test cancellation (an id no request has) reached the server.
     assert "call-wait" not in record.read_text()
+
+
+# A server's shutdown on a busy machine: after stdin closes it needs 0.4 s of CPU to exit, pinned to one
+# core beside four CPU-bound processes there, each in a session of its own as the server is (the kernel
+# shares a core between sessions): it gets about a fifth of that core.
+SLOW_SHUTDOWN = (
+    "import os, sys, time\n"
+    "os.sched_setaffinity(0, {CORE})\n"
+    "sys.stdin.read()\n"
+    "start = time.process_time()\n"
+    "while time.process_time() - start < 0.4:\n"
+    "    pass\n"
+)
+HOG = "import os\nos.sched_setaffinity(0, {CORE})\nwhile 1:\n    pass\n"
+
+
+def test_a_shutdown_slowed_by_a_busy_machine_is_waited_for_an_idle_server_is_not() -> None:
+    """exit-on-eof's wait counts the time a server could run: one that waits for a CPU to finish its
+    shutdown gets longer (the time it waited), one asleep after end of input does not."""
+    from reference.child import ChildProcess
+
+    core = sorted(os.sched_getaffinity(0))[-1]
+    hog = [sys.executable, "-c", HOG.replace("CORE", str(core))]
+    hogs = [subprocess.Popen(hog, start_new_session=True) for _ in range(4)]
+    slow = ChildProcess([sys.executable, "-c", SLOW_SHUTDOWN.replace("CORE", str(core))])
+    idle = ChildProcess([sys.executable, "-c", "import time\nwhile 1:\n    time.sleep(0.1)\n"])
+    try:
+        slow.close_stdin()
+        assert slow.wait_patient(1.0, 60.0) == 0, slow.stderr_tail()
+        idle.close_stdin()
+        started = time.monotonic()
+        assert idle.wait_patient(1.0, 60.0) is None
+        assert time.monotonic() - started < 30  # the grace, and what it waited for a CPU: never the 60 s
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait(10)
+        slow.close(grace=0)
+        idle.close(grace=0)

@@ -29,7 +29,7 @@ from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, MODERN, PROTOCOL
 
 from .context import CLIENT_INFO as CHECKER
 from .context import Context, no_reply_evidence, why_no_reply
-from .main_session import EXIT_GRACE, EXIT_GRACE_MAX, EXIT_PER_STARTUP, judge_exit, judge_tools, noise
+from .main_session import EXIT_GRACE, EXIT_GRACE_MAX, EXIT_PER_STARTUP, EXIT_STARVED, judge_exit, judge_tools, noise
 from .modern_basics import bad_input, ids_and_notifications
 from .modern_checks import (
     MISSING_CAPABILITY,
@@ -505,6 +505,6 @@ class ModernSession:
         closed_at = probe.child.elapsed()
         # A slow starter may wind down as slowly (as in the main session).
         grace = min(max(EXIT_GRACE, EXIT_PER_STARTUP * self.discover.elapsed), EXIT_GRACE_MAX)
-        code = probe.wait_exit(grace)
+        code = probe.wait_exit(grace, EXIT_STARVED)
         judge_exit(Revised(self.f), probe, code, probe.child.elapsed() - closed_at, grace)
         probe.close()

@@ -268,8 +268,10 @@ class Probe:
         self.stdin_open = False
         self.child.close_stdin()
 
-    def wait_exit(self, timeout: float) -> int | None:
-        code = self.child.wait(timeout)
+    def wait_exit(self, timeout: float, most: float = 0.0) -> int | None:
+        """The exit status within ``timeout`` seconds, or longer (``most`` in all) while the server still
+        works (:meth:`~reference.child.ChildProcess.wait_patient`); None if it is still running."""
+        code = self.child.wait(timeout) if most <= timeout else self.child.wait_patient(timeout, most)
         if code is not None:
             self.exit_code = code
         return code
