@@ -275,7 +275,10 @@ def wait_dead(pid: int, seconds: float) -> bool:
 def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    command = [sys.executable, "-m", "grader.cli", "check", "--", sys.executable, str(SERVERS / "records_pids.py")]
+    # A long --timeout: the servers never answer, and with the default 3 s per reply the check could end
+    # on its own (exit 1) between the sixth server's start and the signal, on a busy machine.
+    command = [sys.executable, "-m", "grader.cli", "check", "--timeout", "120", "--"]
+    command += [sys.executable, str(SERVERS / "records_pids.py")]
     checker = subprocess.Popen(
         [*command, str(pid_file)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
