@@ -37,12 +37,14 @@ from grader.course import build
 from grader.grading import secret, version
 from grader.grading.cluster import ClusterError, Scheduler
 from grader.grading.command import Row, grade_stage
+from grader.grading.confinement import tool
 from grader.grading.nbhook import verdicts_path
 from grader.grading.sweep import sweep_stale
 
 pytestmark = [pytest.mark.timeout(400), pytest.mark.xdist_group("grading-cluster")]
 STAGE = "01-framing"
 DASK = ROOT / ".venv" / "bin" / "dask"
+NO_BUBBLEWRAP = tool("bwrap") is None or os.environ.get("MCP_LAB_SANDBOX") in ("unshare", "none")
 # A dask-worker preload: the worker kills itself (SIGKILL, as the kernel's OOM killer would) whenever a
 # task of the student "poison" starts on it. The worker dies for real; Dask and the grader see only that.
 POISON = """
@@ -167,7 +169,10 @@ class Cluster:
             )
         return Client(scheduler_file=str(self.file), security=security, timeout="60s", set_as_default=False)
 
-    def options(self, unsafe: bool = False) -> Scheduler:
+    def options(self, unsafe: bool = NO_BUBBLEWRAP) -> Scheduler:
+        """How the instructor's command reaches this cluster. Its workers run on this machine: where it
+        has no bubblewrap, the fallback is allowed (``--unsafe-no-sandbox``), so they grade with
+        ``unshare`` as the local grading does, and a refusal is the one test that asks for it."""
         if self.tls:
             return Scheduler("", str(self.file), self.tls["ca"], self.tls["cert"], self.tls["key"], unsafe)
         return Scheduler("", str(self.file), unsafe=unsafe)
@@ -271,7 +276,7 @@ def test_workers_of_another_version_or_without_bubblewrap_refuse_before_grading(
     release = (graded / "release" / STAGE / stage.notebook).read_text(encoding="utf-8")
     for n in range(7):  # more than the command keeps in flight: the rest must still reach the table
         submit(graded, f"more-{n}", stage, release)
-    rows = grade_stage(graded, STAGE, 2, None, made.options())
+    rows = grade_stage(graded, STAGE, 2, None, made.options(unsafe=False))
     assert len(rows) == 11
     said = capsys.readouterr().err
     assert "grading code differs from the instructor's" in said and "no bubblewrap" in said, said
