@@ -32,6 +32,7 @@ cell made with nbgrader's toolbar in JupyterLab needs no ``id``); any other cell
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -92,7 +93,14 @@ def parse(text: str, name: str = "<stage>") -> dict[str, Any]:
     """The nbgrader source notebook (nbformat 4.5 JSON data) that the percent-format ``text`` is.
 
     What jupytext reads, with each cell's id restored from its metadata, jupytext's own options
-    left out, and the course's kernel where the header names none."""
+    left out, and the course's kernel where the header names none. A fresh copy on every call; the
+    reading itself is done once per text (jupytext takes about 0.2 s of CPU for a stage, and every
+    nbgrader command of a course reads all of them: :func:`~grader.course.build.ignored_files`)."""
+    return json.loads(_parsed(text, name))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str, name: str) -> str:
     notebook = read(text)
     cells = [_cell(cell, number, name) for number, cell in enumerate(notebook.cells, start=1)]
     ids = [c["id"] for c in cells]
@@ -102,7 +110,7 @@ def parse(text: str, name: str = "<stage>") -> dict[str, Any]:
     metadata = {key: value for key, value in notebook.metadata.items() if key != "jupytext"}
     metadata.setdefault("kernelspec", dict(KERNELSPEC))
     metadata.setdefault("language_info", dict(LANGUAGE_INFO))
-    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5})
 
 
 def source_modules(notebook: dict[str, Any]) -> list[str]:
