@@ -279,8 +279,16 @@ def test_ctrl_c_ends_the_check_and_every_server_it_started(tmp_path: Path) -> No
     # on its own (exit 1) between the sixth server's start and the signal, on a busy machine.
     command = [sys.executable, "-m", "grader.cli", "check", "--timeout", "120", "--"]
     command += [sys.executable, str(SERVERS / "records_pids.py")]
+    # Ctrl-C as a terminal sends it: to a checker whose SIGINT is at its default. A suite started in the
+    # background (`make test &`, nohup) ignores SIGINT, every child inherits that, and Python leaves an
+    # ignored SIGINT ignored: the check would rightly go on (all 3 runs failed that way before this).
     checker = subprocess.Popen(
-        [*command, str(pid_file)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [*command, str(pid_file)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         # Every server started (under load the sixth may start seconds after the fifth), then Ctrl-C.
