@@ -261,21 +261,27 @@ class ChildProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def run_delays(self) -> dict[str, float]:
-        """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not
-        running: the kernel's ``schedstat``), by ``PID/TID``. Empty where ``/proc`` cannot tell."""
-        delays = {}
+    def group_threads(self) -> list[str]:
+        """``/proc/PID/task/TID`` of every thread of the child's process group (the child and what it
+        started). Empty where ``/proc`` cannot tell."""
+        found = []
         for pid in self.group_stats():
             try:
-                tasks = os.listdir(f"/proc/{pid}/task")
+                found += [f"/proc/{pid}/task/{task}" for task in os.listdir(f"/proc/{pid}/task")]
             except OSError:
                 continue
-            for task in tasks:
-                try:
-                    with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as stat:
-                        delays[f"{pid}/{task}"] = int(stat.read().split()[1]) / 1e9
-                except (OSError, IndexError, ValueError):
-                    continue
+        return found
+
+    def run_delays(self) -> dict[str, float]:
+        """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not
+        running: the kernel's ``schedstat``), by thread. Empty where ``/proc`` cannot tell."""
+        delays = {}
+        for thread in self.group_threads():
+            try:
+                with open(f"{thread}/schedstat", "rb") as stat:
+                    delays[thread] = int(stat.read().split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue
         return delays
 
     def wait_patient(self, quiet: float, most: float) -> int | None:

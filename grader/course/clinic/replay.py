@@ -23,7 +23,6 @@ from __future__ import annotations
 import array
 import fcntl
 import json
-import os
 import termios
 import time
 from collections.abc import Sequence
@@ -96,15 +95,10 @@ def _thread(folder: str) -> tuple[bool, int] | None:
 def stance(child: ChildProcess) -> Stance | None:
     """What ``child``'s process group is doing now; None where /proc cannot tell (or it is gone)."""
     asleep, runs, seen = True, 0, False
-    for pid in child.group_stats():
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            found = _thread(f"/proc/{pid}/task/{task}")
-            if found is not None:
-                asleep, runs, seen = asleep and found[0], runs + found[1], True
+    for thread in child.group_threads():
+        found = _thread(thread)
+        if found is not None:
+            asleep, runs, seen = asleep and found[0], runs + found[1], True
     if not seen:
         return None
     pending = _pipe_bytes(child.process.stdin) + _pipe_bytes(child.process.stdout)
