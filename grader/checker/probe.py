@@ -269,8 +269,8 @@ class Probe:
         self.child.close_stdin()
 
     def wait_exit(self, timeout: float, most: float = 0.0) -> int | None:
-        """The exit status within ``timeout`` seconds, or longer (``most`` in all) while the server still
-        works (:meth:`~reference.child.ChildProcess.wait_patient`); None if it is still running."""
+        """The exit status within ``timeout`` seconds, longer by the time the server waited for a CPU
+        (``most`` in all: :meth:`~reference.child.ChildProcess.wait_patient`); None if it still runs."""
         code = self.child.wait(timeout) if most <= timeout else self.child.wait_patient(timeout, most)
         if code is not None:
             self.exit_code = code
