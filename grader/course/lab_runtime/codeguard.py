@@ -37,6 +37,20 @@ runs, no other file of the submission compiles in its process or its children.
     'import ctypes: ctypes is not available to your code while it is graded'
     >>> rules.refusal("pickle.find_class", ("types", "CodeType"), None)
     'pickle.find_class types.CodeType: unpickling code, or what makes or imports it'
+
+A code object is run only if it, and every code inside it, comes from a trusted file or one this
+process compiled:
+
+    >>> module = compile("def f():\\n    return 1\\n", "/usr/lib/python3/json/f.py", "exec")
+    >>> rules.refusal("exec", (module, {}, {}), None) is None
+    True
+    >>> elsewhere = compile("def g():\\n    return 2\\n", "/home/learner/g.py", "exec")
+    >>> rules.refusal("exec", (elsewhere, {}, {}), None)
+    'exec: a code object that was not compiled from your files'
+    >>> inner = [c for c in elsewhere.co_consts if hasattr(c, "co_code")][0]
+    >>> grafted = module.replace(co_consts=tuple(inner if hasattr(c, "co_code") else c for c in module.co_consts))
+    >>> rules.refusal("exec", (grafted, {}, {}), None)
+    'exec: a code object that was not compiled from your files'
 """
 
 from __future__ import annotations
@@ -207,7 +221,9 @@ class CodeRules:
         self.alone = "*" if alone else ""  # the capstone running here: its path ("*": a child of it)
 
     def _trusted(self, path: str) -> bool:
-        full = os.path.realpath(path)
+        return self._under_trusted(os.path.realpath(path))
+
+    def _under_trusted(self, full: str) -> bool:
         return any(full == t or full.startswith(t + os.sep) for t in self.trusted)
 
     def _a_file(self, source: object, filename: object) -> bool:
@@ -242,16 +258,22 @@ class CodeRules:
                 return maker
         return ""
 
-    def _made_here(self, code: object) -> bool:
+    def _made_here(self, code: object, judged: dict[str, bool] | None = None) -> bool:
         """Whether a code object was made in a way the guard judged: from a file this process compiled
-        or the trusted files, or by a template (a name in angle brackets), and so is each code inside it."""
+        or the trusted files, or by a template (a name in angle brackets), and so is each code inside it.
+        ``judged``: the files judged so far in this walk (a module's functions share its file, so each
+        file is resolved once: a module's code held hundreds of codes, each resolved on its own)."""
         if not isinstance(code, CodeType):
             return True  # not code: the call fails on its own
+        judged = {} if judged is None else judged
         name = code.co_filename
-        made = name.startswith("<") or name in self.compiled or os.path.realpath(name) in self.compiled
-        if not (made or self._trusted(name)):
+        if name not in judged:
+            made = name.startswith("<") or name in self.compiled
+            full = name if made else os.path.realpath(name)
+            judged[name] = made or full in self.compiled or self._under_trusted(full)
+        if not judged[name]:
             return False
-        return all(self._made_here(c) for c in code.co_consts if isinstance(c, CodeType))
+        return all(self._made_here(c, judged) for c in code.co_consts if isinstance(c, CodeType))
 
     def _alone(self, path: str) -> str | None:
         """Stage 05: once the capstone runs in this process, no other file of the submission compiles."""
