@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,38 @@ def test_the_sandbox_without_bubblewrap_lets_a_server_listen_on_its_loopback(tmp
     argv = runner.wrap([python_executable(), "/work/serve.py"], {})
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "listening and reached", done.stderr
+
+
+FORKS = r"""
+import os, subprocess, sys
+from pathlib import Path
+from grader.grading.unshared import Unshared
+work = Path(sys.argv[1])
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:  # as a fork of the grading's fork server: a sandbox made and run, then os._exit
+        code = 1
+        try:
+            runner = Unshared.detect(slot=5)
+            runner.prepare(work, work, work / "shop.db")
+            code = subprocess.run(runner.wrap(["/bin/true"], {}), capture_output=True, timeout=60).returncode
+        finally:
+            os._exit(code)
+    assert os.waitpid(pid, 0)[1] == 0
+"""
+
+
+def test_sandboxes_made_in_forks_leave_no_folder_behind(tmp_path: Path) -> None:
+    """The grading's fork server runs each part in a fork that ends with ``os._exit`` (no ``atexit``):
+    what the sandbox needs on the host (the folder its root is mounted on) is not left by each one."""
+    unshared_or_skip()
+    (tmp_path / "shop.db").write_bytes(b"")
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("mcp-lab-root-*"))
+    done = subprocess.run([sys.executable, "-c", FORKS, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    left = set(temp.glob("mcp-lab-root-*")) - before
+    assert left <= {temp / f"mcp-lab-root-{os.geteuid()}"}, left
 
 
 def test_the_fallback_is_the_unshare_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,9 +22,11 @@ and ``/proc``, nothing else), made by a short shell script that runs in new name
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -113,7 +115,7 @@ class Unshared(Bubblewrap):
         if not self.as_root:
             words += ["--user", "--map-root-user"]
         words += ["--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "--propagation", "private"]
-        words += ["--", "/bin/sh", "-c", SETUP, "mcp-lab-sandbox", _new_root(), str(self.limits.tmp_size)]
+        words += ["--", "/bin/sh", "-c", SETUP, "mcp-lab-sandbox", _mount_point(), str(self.limits.tmp_size)]
         words += [*self._binds(), "--"]
         settings = {**BASE_ENV, "HOME": "/work", **env}
         inner = [self.python(), "-I", "-S", "-c", LOOPBACK_UP]
@@ -136,10 +138,24 @@ class Unshared(Bubblewrap):
         ]
 
 
+def _mount_point() -> str:
+    """The folder each sandbox's new root is mounted on. The mount is the sandbox's own (its mount
+    namespace's), so all sandboxes share the folder, never a root: one per user, ``mcp-lab-root-UID``
+    in the temp folder, kept as tmux keeps ``tmux-UID``. (One per process was left behind by every
+    grading process that ends without running ``atexit``: each fork of the grading's fork server.)
+    Where that name is taken by what is not this user's own folder, a folder of this process's own."""
+    uid = os.geteuid()
+    folder = os.path.join(tempfile.gettempdir(), f"mcp-lab-root-{uid}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o755)
+    found = os.lstat(folder)
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == uid and not found.st_mode & 0o022:
+        return folder
+    return _own_mount_point()
+
+
 @functools.cache
-def _new_root() -> str:
-    """An empty folder of this process's making: the mount point of each sandbox's new root (its own
-    mount namespace's, so the sandboxes of one grading share the folder, never a root)."""
+def _own_mount_point() -> str:
     folder = tempfile.mkdtemp(prefix="mcp-lab-root-")
     os.chmod(folder, 0o755)
     atexit.register(shutil.rmtree, folder, True)
