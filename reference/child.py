@@ -284,6 +284,11 @@ class ChildProcess:
                 continue
         return delays
 
+    def starved(self, before: dict[str, float]) -> float:
+        """Seconds the most-delayed thread of the child's process group waited for a CPU since
+        ``before`` (a reading of :meth:`run_delays`): how long a busy machine held the child back."""
+        return max((d - before.get(t, 0.0) for t, d in self.run_delays().items()), default=0.0)
+
     def wait_patient(self, quiet: float, most: float) -> int | None:
         """The exit status within ``quiet`` seconds of the time the child could run: the wait grows by the
         time its threads spent waiting for a CPU (a busy machine), up to ``most`` seconds in all. None
@@ -296,9 +301,7 @@ class ChildProcess:
             code = self.wait(deadline - time.monotonic())
             if code is not None or not before:
                 return code
-            now = self.run_delays()
-            starved = max((d - before.get(t, 0.0) for t, d in now.items()), default=0.0)
-            later = min(start + quiet + starved, start + most)
+            later = min(start + quiet + self.starved(before), start + most)
             if later <= time.monotonic() + 0.05:
                 return self.process.poll()
             deadline = later

@@ -189,6 +189,15 @@ class Harness:
         lines = self.child.stderr_tail(64 << 10).split("\n")
         return [json.loads(line[len(MARK) :]).get("why", "") for line in lines if line.startswith(MARK)]
 
+    def run_delays(self) -> dict[str, float]:
+        """How long each thread of the harness's processes (the learner's code, what it started) has
+        waited for a CPU so far (:meth:`~reference.child.ChildProcess.run_delays`)."""
+        return self.child.run_delays() if self.child is not None else {}
+
+    def starved(self, before: dict[str, float]) -> float:
+        """Seconds the harness's most-delayed thread waited for a CPU since ``before`` (:meth:`run_delays`)."""
+        return self.child.starved(before) if self.child is not None else 0.0
+
     def stop(self) -> None:
         if self.child is not None:
             self.child.kill()
