@@ -227,14 +227,13 @@ def _check_sent(sent: Any, version: str) -> None:
 
 def check_notify(work: Work) -> None:
     with running(work, command(work, "mute"), "client-notify") as client:
-        started = time.monotonic()
+        clock = Stopwatch(work)
         call(client.notify, "client-notify", "notifications/initialized", limit=LIMIT)
         call(client.notify, "client-notify", "notifications/cancelled", {"requestId": 1}, limit=LIMIT)
-        took = time.monotonic() - started
-        if took > 1.0:
+        if clock.stop() > 1.0:
             raise Failure(
                 "client-notify",
-                f"notify() took {took:.1f} s against a server that never answers: it waited for a reply",
+                f"notify() took {clock} against a server that never answers: it waited for a reply",
                 hint="a notification has no id and no reply: send it and return",
             )
 
@@ -317,47 +316,61 @@ def check_server_messages(work: Work) -> None:
 # -- 5. every read bounded ----------------------------------------------------------------------------
 def check_timeouts(work: Work, wait: float) -> None:
     with running(work, command(work, "mute"), "client-timeouts") as client:
-        error, took, starved = _timed(work, client, "ping", wait)
+        error, clock = _timed(work, client, "ping", wait)
         _expect_client_error(error, f"request('ping', timeout={wait}) against a server that never answers")
-        if took - starved > wait + 1.5:
-            raise Failure(
-                "client-timeouts", f"the timeout was {wait} s but the request gave up after {_took(took, starved)}"
-            )
+        if clock.ran > wait + 1.5:
+            raise Failure("client-timeouts", f"the timeout was {wait} s but the request gave up after {clock}")
     with running(work, command(work, "babbler"), "client-timeouts") as client:
         call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
-        error, took, starved = _timed(work, client, "ping", wait)
+        error, clock = _timed(work, client, "ping", wait)
         _expect_client_error(error, f"request('ping', timeout={wait}) against a server that only sends log lines")
-        if took - starved > wait + 1.5:
+        if clock.ran > wait + 1.5:
             raise Failure(
                 "client-timeouts",
-                f"the timeout was {wait} s but the request gave up after {_took(took, starved)}",
+                f"the timeout was {wait} s but the request gave up after {clock}",
                 hint="the timeout is for the whole request: a deadline, not a wait that starts again at each line",
             )
     with running(work, command(work, "vanish"), "client-timeouts") as client:
         call(client.initialize, "client-timeouts", LATEST, limit=LIMIT)
-        error, took, starved = _timed(work, client, "tools/list", 5.0)
+        error, clock = _timed(work, client, "tools/list", 5.0)
         _expect_client_error(error, "request('tools/list') to a server that exited")
-        if took - starved > 2.0:
+        if clock.ran > 2.0:
             raise Failure(
                 "client-timeouts",
-                f"the server had exited, yet the request waited {_took(took, starved)} for its whole timeout",
+                f"the server had exited, yet the request waited {clock} for its whole timeout",
                 hint="an empty line from the pump means stdout closed: raise ClientError at once",
             )
 
 
-def _timed(work: Work, client: Any, method: str, timeout: float) -> tuple[BaseException | None, float, float]:
-    """``client.request(method, None, timeout)``: what it raised, the seconds it took, and how many of
-    them the learner's processes spent waiting for a CPU. A busy machine delays the client's own
-    deadline check, so that time is not the client's fault (its threads' schedstat)."""
-    before = work.harness().run_delays()
-    started = time.monotonic()
+class Stopwatch:
+    """Seconds since it started, and how many of them the learner's processes waited for a CPU (their
+    threads' schedstat): a busy machine delays the client's own clock checks, which is not its fault,
+    so a time limit is judged on the time the client could run."""
+
+    def __init__(self, work: Work) -> None:
+        self.harness = work.harness()
+        self.before = self.harness.run_delays()
+        self.started = time.monotonic()
+        self.took = self.starved = self.ran = 0.0
+
+    def stop(self) -> float:
+        """The seconds the client could run since the start (``ran``: ``took`` less ``starved``)."""
+        self.took = time.monotonic() - self.started
+        self.starved = self.harness.starved(self.before)
+        self.ran = self.took - self.starved
+        return self.ran
+
+    def __str__(self) -> str:
+        waited = f" ({self.starved:.1f} s of it waiting for a CPU)" if self.starved >= 0.1 else ""
+        return f"{self.took:.1f} s{waited}"
+
+
+def _timed(work: Work, client: Any, method: str, timeout: float) -> tuple[BaseException | None, Stopwatch]:
+    """``client.request(method, None, timeout)``: what it raised, and how long it took."""
+    clock = Stopwatch(work)
     _, error = outcome(client.request, "client-timeouts", method, None, timeout, limit=LIMIT)
-    took = time.monotonic() - started
-    return error, took, work.harness().starved(before)
-
-
-def _took(took: float, starved: float) -> str:
-    return f"{took:.1f} s" + (f" ({starved:.1f} s of it waiting for a CPU)" if starved >= 0.1 else "")
+    clock.stop()
+    return error, clock
 
 
 def _expect_client_error(error: BaseException | None, what: str) -> None:
@@ -417,9 +430,9 @@ def check_close(work: Work) -> None:
     for name, want in (("deaf", "SIGTERM"), ("stubborn", "SIGKILL")):
         with running(work, command(work, name), "client-shutdown") as client:
             call(client.initialize, "client-shutdown", LATEST, limit=LIMIT)
-            started = time.monotonic()
+            clock = Stopwatch(work)
             code = call(client.close, "client-shutdown", GRACE, limit=CLOSE_LIMIT)
-            took = time.monotonic() - started
+            clock.stop()
             process = getattr(client, "process", None)
             if process is None or process.poll() is None:
                 raise Failure(
@@ -432,10 +445,10 @@ def check_close(work: Work) -> None:
                 raise Failure(
                     "client-shutdown", f"close() returned {code!r}; a server ended by a signal has a negative status"
                 )
-            if took > 4 * GRACE + 2.0:
+            if clock.ran > 4 * GRACE + 2.0:
                 raise Failure(
                     "client-shutdown",
-                    f"close(grace={GRACE}) took {took:.1f} s: wait about `grace` seconds at each step",
+                    f"close(grace={GRACE}) took {clock}: wait about `grace` seconds at each step",
                 )
 
 
@@ -540,9 +553,9 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
     for how in [*codes, "silent"]:
         said = "no answer at all" if how == "silent" else f"error {how}"
         with probing(work, f"legacy:{how}", "client-probe") as client:
-            started = time.monotonic()
+            clock = Stopwatch(work)
             result, error = outcome(client.connect, "client-probe", wait, limit=LIMIT + wait)
-            took = time.monotonic() - started
+            clock.stop()
             if error is not None:
                 fell_back(client, said, error)
                 raise Failure(
@@ -567,10 +580,10 @@ def check_probe(work: Work, codes: list[str], wait: float) -> None:
                     f"({result['protocolVersion']})",
                     received=f"era {show(era)}, version {show(version)}",
                 )
-            if how == "silent" and took > wait + 2.5:
+            if how == "silent" and clock.ran > wait + 2.5:
                 raise Failure(
                     "client-probe",
-                    f"connect(probe_timeout={wait}) waited {took:.1f} s for a server that never answers the probe",
+                    f"connect(probe_timeout={wait}) waited {clock} for a server that never answers the probe",
                     hint="wait for the probe's reply at most probe_timeout seconds, then fall back",
                 )
             messages = _received(client, "client-probe")
