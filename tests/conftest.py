@@ -384,7 +384,7 @@ def run_cli(
     )
 
 
-# -- test distribution (make test: pytest -n 4 --dist loadgroup) --------------------------------
+# -- test distribution (make test: pytest -n 3 --dist loadgroup) --------------------------------
 # A test that uses a module-scoped fixture (a graded class, a running server, a built kit) runs on the
 # worker that built it: all of its file's tests that use one are a group. The course pipeline, the
 # longest file by far, is a group per stage (its course fixture is session-scoped: a worker builds the
