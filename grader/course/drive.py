@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from grader.checker.main_session import EXIT_STARVED
 from grader.checker.probe import Probe, same_id
 from reference import PROTOCOL_REVISION
 from reference.child import BUSY_CPU
@@ -212,9 +213,10 @@ class Server:
         )
 
     def expect_exit(self, timeout: float = EXIT_TIMEOUT) -> int:
-        """Close stdin: the server must exit by itself, with status 0."""
+        """Close stdin: the server must exit by itself, with status 0, within ``timeout`` seconds of the
+        time it could run (longer by what it waited for a CPU, as mcp-lab check's exit-on-eof waits)."""
         self.probe.close_stdin()
-        code = self.probe.wait_exit(timeout)
+        code = self.probe.wait_exit(timeout, EXIT_STARVED)
         if code is None:
             raise Failure(
                 "exit-on-eof",
