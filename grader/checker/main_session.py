@@ -22,7 +22,7 @@ from .bad_input import BAD_INPUT_CHECKS, judge_first_reply, run_bad_input
 from .context import Context, call_tool, initialize, no_reply_evidence, why_no_reply
 from .era import legacy_opened, mixing_on_legacy
 from .features import judge_prompts, judge_resources
-from .probe import Probe, Received, Reply, show, show_json
+from .probe import EXIT_STARVED, Probe, Received, Reply, show, show_json
 from .request_named_notifications import run_request_named
 from .shop_contract import ShopTruth, judge_contract, judge_injection
 from .signatures import kind_of
@@ -471,9 +471,6 @@ EXIT_GRACE = 2.0  # seconds a server has at least to exit after stdin closes
 EXIT_PER_STARTUP = 3.0  # ... or this many times its own start-up time, if longer
 EXIT_GRACE_MAX = 10.0  # ... but never more (hosts wait a few seconds, then send SIGTERM)
 IN_FLIGHT_GRACE = 10.0  # at least this long more when calls were left running
-# ... and longer by the time the server waited for a CPU, up to this long in all: on a busy machine the
-# grace counts the time it could run (a server asleep or busy on its own gets the grace, no more).
-EXIT_STARVED = 30.0
 
 
 def judge_exit(f: Any, probe: Probe, code: int | None, waited: float, grace: float = EXIT_GRACE) -> None:

@@ -29,7 +29,7 @@ from reference.stateless import CACHEABLE, CLIENT_CAPABILITIES, MODERN, PROTOCOL
 
 from .context import CLIENT_INFO as CHECKER
 from .context import Context, no_reply_evidence, why_no_reply
-from .main_session import EXIT_GRACE, EXIT_GRACE_MAX, EXIT_PER_STARTUP, EXIT_STARVED, judge_exit, judge_tools, noise
+from .main_session import EXIT_GRACE, EXIT_GRACE_MAX, EXIT_PER_STARTUP, judge_exit, judge_tools, noise
 from .modern_basics import bad_input, ids_and_notifications
 from .modern_checks import (
     MISSING_CAPABILITY,
@@ -44,7 +44,7 @@ from .modern_checks import (
 from .modern_round_trip import round_trip
 from .modern_subscriptions import judge_subscriptions
 from .modern_wire import ASKING, UNKNOWN_URI, Revised, meta
-from .probe import Probe, Reply, show, show_json
+from .probe import EXIT_STARVED, Probe, Reply, show, show_json
 from .tool_calls import example_arguments, is_shop, result_problem, safe_to_call
 
 # The checks of the modern era proper (catalogue.MODERN_CHECKS but era-mixing and era-probe, which

@@ -20,8 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from grader.checker.main_session import EXIT_STARVED
-from grader.checker.probe import Probe, same_id
+from grader.checker.probe import EXIT_STARVED, Probe, same_id
 from reference import PROTOCOL_REVISION
 from reference.child import BUSY_CPU
 from reference.framing import encode
