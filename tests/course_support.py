@@ -8,7 +8,9 @@ the source tree.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -166,6 +168,19 @@ def python_env() -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+def run_nbval(notebook: Path, timeout: float = 540) -> Any:
+    """nbval on ``notebook`` (``--nbval-lax``, in its folder, in this environment's kernel): the finished process.
+
+    ``-p nbval_ipc`` puts the kernel on ipc sockets, not TCP ports another process can take first
+    (tests/nbval_ipc.py)."""
+    command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nbval_ipc", "--nbval-lax",
+               "--nbval-cell-timeout=120", "--nbval-current-env", "-o", "addopts=", "-o", "testpaths=",
+               str(notebook)]  # fmt: skip
+    env = python_env()
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent), env.get("PYTHONPATH")]))
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=notebook.parent, env=env)
 
 
 # A ping, an id null, an unknown method, a 2026-07-28 request without its version, one asking for 2027,

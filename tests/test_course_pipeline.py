@@ -17,14 +17,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from html import unescape
 from pathlib import Path
 
 import pytest
 from course_support import (
     KITCHEN_SINK,
-    PYTHON,
     api,
     autograded_notebook,
     error_texts,
@@ -32,7 +30,7 @@ from course_support import (
     handed_in,
     nbgrader_config,
     notebook_text,
-    python_env,
+    run_nbval,
     solved_files,
     submit,
 )
@@ -1016,9 +1014,7 @@ def test_source_notebooks_execute_under_nbval(course: Path, name: str, tmp_path:
     stage = STAGES[name]
     copy = tmp_path / "source"
     shutil.copytree(course / "source" / name, copy)  # with what a stage hands out (stage 09's servers)
-    command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-cell-timeout=120",
-               "--nbval-current-env", "-o", "addopts=", "-o", "testpaths=", str(copy / stage.notebook)]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=540, cwd=copy, env=python_env())
+    done = run_nbval(copy / stage.notebook)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert re.search(r"\d+ passed", done.stdout), done.stdout[-2000:]
     assert "failed" not in done.stdout.splitlines()[-1], done.stdout[-2000:]
