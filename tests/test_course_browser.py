@@ -2,7 +2,7 @@
 nbgrader's Validate answers, and nothing is left running afterwards.
 
 JupyterLab is started the way ``make lab`` starts it (``mcp-lab lab`` on a fresh workspace, plus
---no-browser, a free loopback port and a token), and Debian's Chromium (``/usr/bin/chromium``, no
+--no-browser, a loopback port it picks itself and a token), and Debian's Chromium (``/usr/bin/chromium``, no
 browser download) is driven through Playwright. The notebook is stage 02 (messages and ids): its
 inspector cell comes before the learner's first cell, so the untouched release shows what "no
 cell shows an error" can mean when the stubs raise. *Run All Cells* runs the notebook as a learner
@@ -20,17 +20,14 @@ import contextlib
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
 from course_support import python_env
-from test_course_lab import TOKEN, free_port, http, stop
+from test_course_lab import TOKEN, http, start_lab, stop, wait_up
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -89,25 +86,11 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def start_lab(workspace: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "grader.cli", "lab", "--workspace", str(workspace), "--",
-               "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-               f"--IdentityProvider.token={TOKEN}"]  # fmt: skip
+def lab_environment(folder: Path) -> dict[str, str]:
     env = python_env()
-    env["JUPYTERLAB_SETTINGS_DIR"] = str(log.parent / "lab-settings")  # the tester's own settings stay out
-    env["JUPYTER_RUNTIME_DIR"] = str(log.parent / "runtime")
-    out = open(log, "w", encoding="utf-8")  # noqa: SIM115 - read after the process ends
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def wait_up(base: str, lab: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline and lab.poll() is None:
-        with contextlib.suppress(OSError):
-            if http(f"{base}/api/status", timeout=2)[0] == 200:
-                return
-        time.sleep(0.5)
-    pytest.fail(f"JupyterLab did not come up:\n{log.read_text()[-3000:]}")
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(folder / "lab-settings")  # the tester's own settings stay out
+    env["JUPYTER_RUNTIME_DIR"] = str(folder / "runtime")
+    return env
 
 
 def shut_down_kernels(base: str) -> None:
@@ -123,13 +106,11 @@ def shut_down_kernels(base: str) -> None:
 def test_the_inspector_and_validate_work_in_a_real_browser(tmp_path: Path) -> None:
     sync_playwright = browser()
     started = time.monotonic()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     log = tmp_path / "lab.log"
-    lab = start_lab(tmp_path / "workspace", port, log)
+    lab = start_lab(tmp_path / "workspace", log, env=lab_environment(tmp_path))
     seen: dict[int, str] = {}
     try:
-        wait_up(base, lab, log)
+        base = wait_up(lab, log)
         with sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
             try:

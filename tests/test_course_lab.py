@@ -1,6 +1,6 @@
 """`mcp-lab lab` opens a real JupyterLab on the workspace, with the Validate button's server side.
 
-JupyterLab is started the way `make lab` starts it (plus --no-browser, a free loopback port and a
+JupyterLab is started the way `make lab` starts it (plus --no-browser, a loopback port it picks and a
 token), then asked over HTTP: the server is up, the nbgrader Validate endpoint validates a stage
 notebook with the course's config, and the instructor's formgrader is not there. The browser-level
 test of the same lab is tests/test_course_browser.py; this one needs no browser.
@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,10 +31,33 @@ pytestmark = pytest.mark.timeout(300)
 TOKEN = "mcp-wire-lab-test"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def start_lab(workspace: Path, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``mcp-lab lab`` as ``make lab`` runs it, on a loopback port the server picks itself (port 0).
+
+    A port chosen here and handed over would be free only until JupyterLab binds it, seconds later:
+    another process could take it first, and JupyterLab would move to the next port (its port
+    retries) where the test would never look. :func:`wait_up` reads the port from the lab's own line."""
+    command = [sys.executable, "-m", "grader.cli", "lab", "--workspace", str(workspace), "--",
+               "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+               f"--IdentityProvider.token={TOKEN}"]  # fmt: skip
+    out = open(log, "w", encoding="utf-8")  # noqa: SIM115 - the child writes it; read by wait_up and on failure
+    try:
+        return subprocess.Popen(command, cwd=ROOT, env=env or python_env(), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # fmt: skip
+    finally:
+        out.close()
+
+
+def wait_up(lab: subprocess.Popen[bytes], log: Path, within: float = 180) -> str:
+    """The lab's base URL (``http://127.0.0.1:PORT``), once ``mcp-lab lab`` says it is running: it
+    says so after JupyterLab answered ``/api/status``."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and lab.poll() is None:
+        found = re.search(r"JupyterLab is running: (http://127\.0\.0\.1:\d+)/", log.read_text(encoding="utf-8"))
+        if found:
+            return found.group(1)
+        time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not come up:\n{log.read_text(encoding='utf-8')[-3000:]}")
 
 
 def http(url: str, data: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str]:
@@ -49,28 +71,12 @@ def http(url: str, data: dict[str, str] | None = None, timeout: float = 120) -> 
 
 
 def test_the_lab_serves_the_workspace_with_validate_and_without_formgrader(tmp_path: Path) -> None:
-    workspace = tmp_path / "workspace"
-    port = free_port()
-    log = open(tmp_path / "lab.log", "w+", encoding="utf-8")  # noqa: SIM115 - read after the process ends
-    command = [sys.executable, "-m", "grader.cli", "lab", "--workspace", str(workspace), "--",
-               "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-               f"--IdentityProvider.token={TOKEN}"]  # fmt: skip
-    lab = subprocess.Popen(command, cwd=ROOT, env=python_env(), stdout=log, stderr=subprocess.STDOUT,
-                           start_new_session=True)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "lab.log"
+    lab = start_lab(tmp_path / "workspace", log)
     try:
-        deadline = time.monotonic() + 120
-        status = 0
-        while time.monotonic() < deadline and lab.poll() is None:
-            try:
-                status, _ = http(f"{base}/api/status", timeout=2)
-            except OSError:
-                status = 0
-            if status == 200:
-                break
-            time.sleep(0.5)
-        log.seek(0)
-        assert status == 200, f"JupyterLab did not come up:\n{log.read()[-3000:]}"
+        base = wait_up(lab, log, within=120)
+        status, _ = http(f"{base}/api/status", timeout=10)
+        assert status == 200, f"JupyterLab said it was running, and /api/status answered {status}"
 
         stage = build.stages()[1]
         status, body = http(f"{base}/assignments/validate", {"path": f"{stage.name}/{stage.notebook}"})
@@ -93,7 +99,6 @@ def test_the_lab_serves_the_workspace_with_validate_and_without_formgrader(tmp_p
         assert "@jupyter/nbgrader:validate-assignment" not in disabled
     finally:
         stop(lab)
-        log.close()
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 from course_support import python_env
-from test_course_lab import free_port
 
 from grader.course import build, launch
 
@@ -125,8 +124,9 @@ def start_lab(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], int]:
     """`mcp-lab lab` on a new workspace whose record says stage 00 is passed: (process, lines, JupyterLab's pid)."""
     workspace = tmp_path / "workspace"
     record(workspace, scores(STAGES[0]))
+    # Port 0: JupyterLab picks a free one as it binds, so no other process can take it first.
     command = [sys.executable, "-m", "grader.cli", "lab", "--workspace", str(workspace), "--", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={free_port()}"]  # fmt: skip
+               "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0"]  # fmt: skip
     env = python_env() | {"JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings")}
     lab = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
