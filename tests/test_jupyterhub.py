@@ -98,6 +98,9 @@ pytestmark = [
 ]
 
 
+PORT_TAKEN = re.compile(r"address already in use|EADDRINUSE", re.IGNORECASE)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -251,8 +254,33 @@ def learner_python(public: Path) -> Path:
 
 
 def start_hub(public: Path, state: Path, learners: list[str], instructor: str, log: Path) -> tuple[Any, str]:
-    port, api, proxy = free_port(), free_port(), free_port()
+    """The hub and its proxy, answering ``/hub/api/``: (the hub's process, its public URL).
+
+    The hub binds three ports chosen here (its public one, its API's, the proxy's API's), a few
+    seconds after they were found free. Another process can bind one first; the hub (or its proxy)
+    then ends on "address already in use". That one cause gets new ports and another try, up to three:
+    nothing else is tried again."""
     state.mkdir()
+    for attempt in range(1, 4):
+        hub, url = _launch_hub(public, state, learners, instructor, log)
+        deadline = time.monotonic() + 60
+        lost = False  # a port taken: the hub may keep running without its proxy, so the log says it
+        while time.monotonic() < deadline and hub.poll() is None and not lost:
+            with contextlib.suppress(OSError):
+                if call("GET", f"{url}/hub/api/", timeout=5).status == 200:
+                    return hub, url
+            time.sleep(0.3)
+            lost = bool(PORT_TAKEN.search(log.read_text(errors="replace")))
+        stop_hub(hub)
+        text = log.read_text(errors="replace")
+        if attempt == 3 or not PORT_TAKEN.search(text):
+            pytest.fail(f"the hub: not up within 60 s (try {attempt})\n{text[-4000:]}")
+        log.rename(log.with_suffix(f".try{attempt}.log"))  # kept: the evidence of the port lost
+    raise AssertionError("unreachable")
+
+
+def _launch_hub(public: Path, state: Path, learners: list[str], instructor: str, log: Path) -> tuple[Any, str]:
+    port, api, proxy = free_port(), free_port(), free_port()
     env = python_env()
     env.update(
         MCP_LAB_HUB_STATE=str(state),
@@ -309,14 +337,26 @@ def start_server(klass: Class, learner: Learner) -> None:
     )
     assert made.status in (200, 201), made
     learner.token = made.body["token"]
-    started = call("POST", f"{klass.hub}/hub/api/users/{learner.name}/server", learner.token)
-    assert started.status in (201, 202), started
+    log = klass.course.parent / "hub.log"
 
-    def ready() -> bool:
+    def spawned() -> str | None:
+        """The spawn: "ready", "failed" (the hub gave it up), or None while it is pending."""
         user = call("GET", f"{klass.hub}/hub/api/users/{learner.name}", learner.token).body
-        return bool(user.get("servers", {}).get("", {}).get("ready"))
+        server = user.get("servers", {}).get("")
+        if server is None and not user.get("pending"):
+            return "failed"
+        return "ready" if server and server.get("ready") else None
 
-    until(f"{learner.name}'s server", ready, 150, klass.public.parent / "hub.log")
+    # The spawner picks the server's port as the hub picks its own (free a moment before it is bound):
+    # a spawn lost to "address already in use" is tried again, up to three times; nothing else is.
+    for attempt in range(1, 4):
+        started = call("POST", f"{klass.hub}/hub/api/users/{learner.name}/server", learner.token)
+        assert started.status in (201, 202), started
+        if until(f"{learner.name}'s server", spawned, 150, log) == "ready":
+            return
+        text = log.read_text(errors="replace")
+        if attempt == 3 or not PORT_TAKEN.search(text):
+            pytest.fail(f"{learner.name}'s server did not start (try {attempt})\n{text[-4000:]}")
 
 
 def nbgrader_action(klass: Class, learner: Learner, action: str, stage: str) -> Any:
@@ -460,14 +500,13 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Class]:
         python = learner_python(public)
         # The shop database, built once in the kit: the learners' uids cannot write there.
         run([str(public / "kit" / "bin" / "mcp-lab"), "db", "build"], cwd=public, env={"PYTHON": str(python)})
-        hub, url = start_hub(
-            public, public / "state", [names["ann"], names["bob"]], names["teacher"], private / "hub.log"
-        )
-        klass = Class(url, public, private / "course", learners, names["teacher"], python)
         # The course is made while the hub starts and the learners' servers spawn.
         with ThreadPoolExecutor(3) as pool:
-            course = pool.submit(make_course, klass.course, klass.exchange)
-            until("the hub", lambda: call("GET", f"{url}/hub/api/", timeout=5).status == 200, 60, private / "hub.log")
+            course = pool.submit(make_course, private / "course", public / "exchange")
+            hub, url = start_hub(
+                public, public / "state", [names["ann"], names["bob"]], names["teacher"], private / "hub.log"
+            )
+            klass = Class(url, public, private / "course", learners, names["teacher"], python)
             list(pool.map(lambda learner: start_server(klass, learner), learners.values()))
             klass.salt = course.result()
         ann, bob = learners["ann"], learners["bob"]
