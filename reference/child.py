@@ -110,6 +110,7 @@ class ChildProcess:
         self._stderr_tail: collections.deque[bytes] = collections.deque()
         self._stderr_kept = 0
         self._lock = threading.Lock()
+        self._seen_threads: list[str] | None = None  # the group's threads at the last full reading
         self.started = time.monotonic()
         # OSError (no such command, not executable) reaches the caller: it is a usage problem.
         self.process = subprocess.Popen(
@@ -275,8 +276,22 @@ class ChildProcess:
     def run_delays(self) -> dict[str, float]:
         """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not
         running: the kernel's ``schedstat``), by thread. Empty where ``/proc`` cannot tell."""
+        self._seen_threads = self.group_threads()
+        return self._delays(self._seen_threads)
+
+    def known_run_delays(self) -> dict[str, float]:
+        """:meth:`run_delays` of the threads the last full reading found (a full one if there was none):
+        a few file reads, where a full reading scans all of ``/proc`` (1-3 ms). A baseline to take on
+        every call. A thread started since is missing from it, so :meth:`starved` counts its wait from
+        its start, which is when it began to wait anyway."""
+        if self._seen_threads is None:
+            return self.run_delays()
+        return self._delays(self._seen_threads)
+
+    @staticmethod
+    def _delays(threads: list[str]) -> dict[str, float]:
         delays = {}
-        for thread in self.group_threads():
+        for thread in threads:
             try:
                 with open(f"{thread}/schedstat", "rb") as stat:
                     delays[thread] = int(stat.read().split()[1]) / 1e9

@@ -40,7 +40,7 @@ def call(function: Any, check: str, *args: Any, limit: float | None = CALL_LIMIT
     except RemoteTimeout as exc:
         raise Failure(
             check,
-            f"{what} did not return within {exc.limit:g} s",
+            f"{what} did not return {exc.within}",
             hint="an endless loop, or a read that waits for input that never comes?",
             stderr=function._harness.stderr(),
         ) from None

@@ -27,10 +27,11 @@ import contextlib
 import itertools
 import json
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from reference.child import ChildProcess
+from reference.child import ChildProcess, Line
 
 from .expect import Failure
 from .lab_runtime import wire
@@ -39,6 +40,10 @@ from .lab_runtime.guard import MARK
 DEFAULT_LIMIT = 10.0  # seconds one call may take, unless the check says otherwise
 START_LIMIT = 10.0  # seconds for the harness to import the learner's module
 MAX_REPLY = 64 << 20  # bytes of one answer kept (a learner's function may return a lot)
+# A call's limit is on the time the harness could run: it grows by what its threads waited for a CPU
+# (a busy machine), by this much at most. A call blocked on a read, or looping while it gets the CPU,
+# ends at its limit, however busy the machine.
+MOST_WAIT_FOR_CPU = 30.0
 
 
 class RemoteError(Exception):
@@ -46,9 +51,17 @@ class RemoteError(Exception):
 
 
 class RemoteTimeout(RemoteError):
-    def __init__(self, what: str, limit: float) -> None:
+    def __init__(self, what: str, limit: float, waited: float = 0.0) -> None:
         self.limit = limit
-        super().__init__(f"{what} did not return within {limit:g} s")
+        self.waited = waited
+        super().__init__(f"{what} did not return {self.within}")
+
+    @property
+    def within(self) -> str:
+        """The limit as the message says it: "within 4 s", and what a busy machine added to it."""
+        if self.waited < 0.05:
+            return f"within {self.limit:g} s"
+        return f"within {self.limit:g} s of the time it could run (it waited {self.waited:.1f} s more for a CPU)"
 
 
 class RemoteDied(RemoteError):
@@ -215,12 +228,12 @@ class Harness:
         text = json.dumps(wire.encode(message, self._ref), separators=(",", ":"), ensure_ascii=False)
         if not child.send(text.encode("utf-8") + b"\n"):
             raise self._died(what)
-        line = child.read_line(limit)
+        line, waited = self._reply(child, limit)
         if line is None:
             if child.stdout_closed.is_set() or child.process.poll() is not None:
                 raise self._died(what)
             self.stop()
-            raise RemoteTimeout(what, limit)
+            raise RemoteTimeout(what, limit, waited)
         try:
             reply = wire.loads(line.data, lambda data: Remote(self, generation, data))
         except Exception:  # the learner's code wrote on the harness's channel: its bytes, not a reply
@@ -235,6 +248,24 @@ class Harness:
         if "raised" in reply:
             raise rebuild(reply["raised"])
         return reply.get("ok")
+
+    @staticmethod
+    def _reply(child: ChildProcess, limit: float) -> tuple[Line | None, float]:
+        """The next line within ``limit`` seconds of the time the harness could run, and the seconds
+        its threads waited for a CPU meanwhile (up to :data:`MOST_WAIT_FOR_CPU`); ``None`` for the line
+        if none came, or stdout closed."""
+        start = time.monotonic()
+        before = child.known_run_delays()  # a few file reads: a full reading is only taken on a late reply
+        deadline, waited = start + limit, 0.0
+        while True:
+            line = child.read_line(deadline - time.monotonic())
+            if line is not None or child.stdout_closed.is_set() or not before:
+                return line, waited
+            waited = min(child.starved(before), MOST_WAIT_FOR_CPU)
+            later = start + limit + waited
+            if later <= time.monotonic() + 0.05:
+                return None, waited
+            deadline = later
 
     def _died(self, what: str) -> RemoteDied:
         child = self.child
