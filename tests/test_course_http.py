@@ -29,7 +29,6 @@ from grader.course.work import Work
 from grader.grading import sandbox
 
 pytestmark = pytest.mark.timeout(120)
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # as grading does: no check uses it
 
 # A small learner's module: GET answers with what the path asks for (an echo, a flood, a probe of
 # the network), POST echoes its body; print() to stdout on the way, as careless code does.

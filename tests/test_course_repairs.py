@@ -14,7 +14,6 @@ spent waiting on servers), then each test reads its own.
 from __future__ import annotations
 
 import random
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,7 +31,6 @@ from grader.grading.hidden import for_stage
 from grader.grading.repairs import apply_solution, handed_out, healthy_source
 
 pytestmark = pytest.mark.timeout(240)
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # as grading does: no check uses it
 
 
 def edit(text: str, *pairs: tuple[str, str]) -> str:
