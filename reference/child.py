@@ -282,11 +282,17 @@ class ChildProcess:
     def known_run_delays(self) -> dict[str, float]:
         """:meth:`run_delays` of the threads the last full reading found (a full one if there was none):
         a few file reads, where a full reading scans all of ``/proc`` (1-3 ms). A baseline to take on
-        every call. A thread started since is missing from it, so :meth:`starved` counts its wait from
-        its start, which is when it began to wait anyway."""
+        every call, for :meth:`starved_known`."""
         if self._seen_threads is None:
             return self.run_delays()
         return self._delays(self._seen_threads)
+
+    def starved_known(self, before: dict[str, float]) -> float:
+        """:meth:`starved`, of the threads in ``before`` only (a few file reads). A thread started since,
+        or missed by that reading, is not counted: its wait before ``before`` cannot be told apart, and
+        an allowance must not grow by a wait that came before it was given."""
+        now = self._delays(list(before))
+        return max((d - before[t] for t, d in now.items()), default=0.0)
 
     @staticmethod
     def _delays(threads: list[str]) -> dict[str, float]:

@@ -36,6 +36,17 @@ def spin(seconds):
 def nap(seconds):
     time.sleep(seconds)
     return "awake"
+
+
+def spin_aside(seconds):  # a thread that burns CPU, then sleeps; the call returns at once
+    import threading
+
+    def work():
+        spin(seconds)
+        time.sleep(3600)
+
+    threading.Thread(target=work, daemon=True).start()
+    return "started"
 """
 HOG = "import os\nos.sched_setaffinity(0, {CORE})\nwhile 1:\n    pass\n"
 
@@ -80,3 +91,18 @@ def test_a_call_asleep_ends_at_its_limit_however_busy_the_machine(busy_core_harn
     print(f"a sleeping call: ended after {took:.2f} s, {raised.value.waited:.2f} s credited; {raised.value}")
     assert took < 6, f"a sleeping call got {took:.1f} s for a 1 s limit"
     assert raised.value.waited < 0.5 and str(raised.value).startswith("nap(...) did not return within 1 s")
+
+
+def test_a_wait_for_a_cpu_before_the_call_is_not_credited_to_it(busy_core_harness: Harness) -> None:
+    """A thread of the learner's waited seconds for a CPU before the call began: that wait is no
+    reason to give the call more time (a sleeping call still ends at its limit)."""
+    learner = busy_core_harness.module("learner", limit=60)
+    assert learner.spin_aside.invoke([0.4], {}, 5.0) == "started"
+    time.sleep(2.5)  # 0.4 s of CPU at a fifth of a core: done, after about 2 s of waiting for it
+    started = time.monotonic()
+    with pytest.raises(RemoteTimeout) as raised:
+        learner.nap.invoke([60], {}, 1.0)
+    took = time.monotonic() - started
+    waited = raised.value.waited
+    print(f"after a thread's wait: a sleeping call ended after {took:.2f} s, {waited:.2f} s credited")
+    assert took < 2.5 and waited < 0.5, f"{took:.1f} s for a 1 s limit, {waited:.1f} s credited"

@@ -180,6 +180,7 @@ class Harness:
         self.cwd = cwd
         self.child: ChildProcess | None = None
         self.generation = 0
+        self._threads_seen = 0  # the generation whose threads the child's last full reading found
         self._ids = itertools.count(1)
 
     # -- the process -------------------------------------------------------------------------
@@ -229,6 +230,11 @@ class Harness:
         if not child.send(text.encode("utf-8") + b"\n"):
             raise self._died(what)
         line, waited = self._reply(child, limit)
+        if line is not None and self._threads_seen < generation:
+            # The first reply of this process: it and the learner's code in it are up now (before,
+            # the group held only what started them). Its threads, once: the baseline of later calls.
+            child.run_delays()
+            self._threads_seen = generation
         if line is None:
             if child.stdout_closed.is_set() or child.process.poll() is not None:
                 raise self._died(what)
@@ -255,13 +261,13 @@ class Harness:
         its threads waited for a CPU meanwhile (up to :data:`MOST_WAIT_FOR_CPU`); ``None`` for the line
         if none came, or stdout closed."""
         start = time.monotonic()
-        before = child.known_run_delays()  # a few file reads: a full reading is only taken on a late reply
+        before = child.known_run_delays()  # a few file reads: the threads found after the first reply
         deadline, waited = start + limit, 0.0
         while True:
             line = child.read_line(deadline - time.monotonic())
             if line is not None or child.stdout_closed.is_set() or not before:
                 return line, waited
-            waited = min(child.starved(before), MOST_WAIT_FOR_CPU)
+            waited = min(child.starved_known(before), MOST_WAIT_FOR_CPU)
             later = start + limit + waited
             if later <= time.monotonic() + 0.05:
                 return None, waited
