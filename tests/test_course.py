@@ -258,6 +258,49 @@ def test_the_advanced_stages_runtimes_hold_the_learners_modules_in_place_of_the_
         assert [f.kind for f in found] == ["answer-key"], found
 
 
+@pytest.mark.parametrize("saved", [True, False], ids=["with-the-trees-bytecode", "without"])
+def test_a_runtime_carries_the_bytecode_its_processes_load_without_writing_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved: bool
+) -> None:
+    """The learner's processes run with PYTHONDONTWRITEBYTECODE (graded: on a read-only /runtime), so
+    each source of a runtime has a compiled file beside it that the runtime's Python takes: the
+    course's own (``make bytecode``) where it has one, else one compiled for it; a source changed
+    afterwards is compiled again, never run stale."""
+    import compileall
+    import shutil
+
+    from grader.course import runtime
+    from grader.grading.confinement import python_executable
+
+    tree = tmp_path / "tree"  # the course's packages, with their bytecode or without
+    for attribute, package in (("LAB_RUNTIME", runtime.LAB_RUNTIME), ("REFERENCE", runtime.REFERENCE)):
+        shutil.copytree(package, tree / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+        if saved:
+            compileall.compile_dir(tree / package.name, quiet=1)
+        monkeypatch.setattr(runtime, attribute, tree / package.name)
+    built = runtime.build("05", tmp_path / "runtime")
+    changed = built / "lab_runtime" / "fixtures.py"
+    changed.write_text(changed.read_text(encoding="utf-8") + "CHANGED = 1\n", encoding="utf-8")
+    loaded = ["lab_runtime/guard.py", "lab_runtime/harness.py", "reference/server.py", "reference/dispatch.py"]
+    code = (
+        "import lab_runtime.guard, lab_runtime.harness, reference.server, lab_runtime.fixtures as f; print(f.CHANGED)"
+    )
+    env = {"PYTHONPATH": str(built), "PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin:/bin"}
+    child = subprocess.run(
+        [python_executable(), "-S", "-v", "-c", code],
+        env=env,
+        cwd=tmp_path,  # -c puts it first on the path: not the checkout, whose reference/ would be found
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.stdout.strip() == "1", child.stderr[-2000:]
+    for source in loaded:
+        assert f"matches {built / source}\n" in child.stderr, source
+    assert f"matches {changed}\n" not in child.stderr
+    assert saved or not list(tree.rglob("__pycache__"))  # compiled for the copies, never into the course
+
+
 def test_stage_11s_server_refuses_the_course_database_by_the_learners_own_rule(tmp_path: Path) -> None:
     """--allow-writes on the course's database: the learner's writable_copy refuses it, the server says why
     in its last line and exits 2 (nothing written); on a copy it serves, and stdin's end ends it with 0."""

@@ -27,8 +27,11 @@ the sandbox), so a check passes or fails alike in both.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import importlib.util
 import json
 import os
+import py_compile
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -36,6 +39,7 @@ from pathlib import Path
 
 import reference
 
+CHECKED = py_compile.PycInvalidationMode.CHECKED_HASH
 REFERENCE = Path(reference.__file__).resolve().parent
 LAB_RUNTIME = Path(__file__).resolve().with_name("lab_runtime")
 
@@ -138,26 +142,73 @@ def build(stage: str, target: Path) -> Path:
     """Write stage ``stage``'s runtime into ``target`` (which must not exist); return it."""
     chosen = plan(stage)
     target.mkdir(parents=True)
-    _copy_package(LAB_RUNTIME, target / "lab_runtime")
+    copied = _copy_package(LAB_RUNTIME, target / "lab_runtime")
     # What the stage teaches, for the guard: asking for one of these is asking for the answer key.
     absent = set(TEACHES) if chosen.absent == ALL else chosen.absent
     answers = sorted(m for m, s in TEACHES.items() if s == stage and m in absent)
     (target / "lab_runtime" / "stage.json").write_text(json.dumps({"stage": stage, "answers": answers}) + "\n")
-    if chosen.absent == ALL:
-        return target
-    package = target / "reference"
-    package.mkdir()
-    shutil.copyfile(REFERENCE / "__init__.py", package / "__init__.py")
-    for name in reference_modules():
-        if name in chosen.shims:
-            shutil.copyfile(LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py", package / f"{name}.py")
-        elif name not in chosen.absent:
-            shutil.copyfile(_module_file(name), package / _module_file(name).name)
+    if chosen.absent != ALL:
+        package = target / "reference"
+        package.mkdir()
+        copied[package / "__init__.py"] = REFERENCE / "__init__.py"
+        for name in reference_modules():
+            if name in chosen.shims:
+                copied[package / f"{name}.py"] = LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py"
+            elif name not in chosen.absent:
+                copied[package / _module_file(name).name] = _module_file(name)
+        for copy, original in copied.items():
+            if copy.parent == package:
+                shutil.copy2(original, copy)  # its time too: the original's bytecode then fits the copy
+    for copy, original in copied.items():
+        if copy.suffix == ".py":
+            _bytecode(original, copy)
     return target
 
 
-def _copy_package(source: Path, target: Path) -> None:
+def _copy_package(source: Path, target: Path) -> dict[Path, Path]:
+    """Copy the package ``source`` to ``target`` (times kept); each copied file -> its original."""
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return {copy: source / copy.relative_to(target) for copy in sorted(target.rglob("*")) if copy.is_file()}
+
+
+# The learner's processes run with PYTHONDONTWRITEBYTECODE and, when graded, on a read-only
+# /runtime: without a compiled file beside each source, each of them compiled the guard, the harness
+# and the reference modules it imports again, about 25 ms of CPU a start, and a graded stage starts
+# hundreds. The original's own (``make bytecode``, or the install's) serves its copy: the copy keeps
+# its time and size, which is what Python checks. Where there is none, the source is compiled here,
+# once a process (checked against its hash, so that one file serves every copy of that source).
+_BYTECODE: dict[bytes, bytes] = {}  # a source's SHA-256 -> its hash-checked bytecode file
+
+
+def _bytecode(original: Path, copy: Path) -> None:
+    """Put the compiled file of ``copy`` (a copy of ``original``, its time kept) in its ``__pycache__``."""
+    cache = Path(importlib.util.cache_from_source(str(copy)))
+    saved = _fitting(Path(importlib.util.cache_from_source(str(original))), copy)
+    if saved is not None:
+        cache.parent.mkdir(exist_ok=True)
+        cache.write_bytes(saved)
+        return
+    key = hashlib.sha256(copy.read_bytes()).digest()
+    if key not in _BYTECODE:
+        py_compile.compile(str(copy), str(cache), doraise=True, invalidation_mode=CHECKED)
+        _BYTECODE[key] = cache.read_bytes()
+        return
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_bytes(_BYTECODE[key])
+
+
+def _fitting(pyc: Path, source: Path) -> bytes | None:
+    """``pyc`` if Python would take it for ``source`` as it is (this Python's, compiled from a file
+    of the same time and size), else None."""
+    try:
+        data = pyc.read_bytes()
+        found = source.stat()
+    except OSError:
+        return None
+    if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER or data[4:8] != bytes(4):
+        return None  # another Python's, or a hash-based file: compiled here instead
+    fits = int.from_bytes(data[8:12], "little") == int(found.st_mtime) & 0xFFFFFFFF
+    return data if fits and int.from_bytes(data[12:16], "little") == found.st_size & 0xFFFFFFFF else None
 
 
 _BUILT: dict[tuple[int, str], Path] = {}  # (the process that built it, the stage) -> its runtime
