@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import gradebook
 from .notebook import parse, source_modules, write
 
 try:
@@ -177,6 +178,7 @@ def write_course(course: Path, chosen: list[Stage] | None = None) -> list[Stage]
     chosen = stages() if chosen is None else chosen
     (course / "source").mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(config_text(), encoding="utf-8")
+    gradebook.seed(course)  # before nbgrader opens it: spares its `alembic heads` subprocess
     for stage in chosen:
         target = course / "source" / stage.name
         salt = _clinic_salt(target)
