@@ -42,3 +42,22 @@ def test_quick_run_measures_all_three_servers_in_both_eras() -> None:
         assert measured["answers_identical"] is True, era
         verdicts = [target["verdict"] for target in measured["targets"]]
         assert len(verdicts) == 4 and set(verdicts) <= {"PASS", "MISS"}, verdicts
+
+
+def test_the_bytecode_benchmark_measures_both_kinds_of_start() -> None:
+    """``bench/bytecode_starts.py``: each kind of start measured with its bytecode and without (numbers only)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH.with_name("bytecode_starts.py")), "--starts", "2", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,  # a few seconds; this only stops a hang
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert set(report["kinds"]) == {"project", "runtime"}
+    for kind, row in report["kinds"].items():
+        for name in ("median", "least"):
+            for measure in ("with_ms", "without_ms", "ratio"):
+                value = row[f"{name}_{measure}"]
+                assert isinstance(value, int | float) and value > 0, (kind, name, measure, value)
