@@ -277,7 +277,7 @@ class ChildProcess:
         """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not
         running: the kernel's ``schedstat``), by thread. Empty where ``/proc`` cannot tell."""
         self._seen_threads = self.group_threads()
-        return self._delays(self._seen_threads)
+        return self.thread_run_delays(self._seen_threads)
 
     def known_run_delays(self) -> dict[str, float]:
         """:meth:`run_delays` of the threads the last full reading found (a full one if there was none):
@@ -285,17 +285,19 @@ class ChildProcess:
         every call, for :meth:`starved_known`."""
         if self._seen_threads is None:
             return self.run_delays()
-        return self._delays(self._seen_threads)
+        return self.thread_run_delays(self._seen_threads)
 
     def starved_known(self, before: dict[str, float]) -> float:
         """:meth:`starved`, of the threads in ``before`` only (a few file reads). A thread started since,
         or missed by that reading, is not counted: its wait before ``before`` cannot be told apart, and
         an allowance must not grow by a wait that came before it was given."""
-        now = self._delays(list(before))
+        now = self.thread_run_delays(list(before))
         return max((d - before[t] for t, d in now.items()), default=0.0)
 
     @staticmethod
-    def _delays(threads: list[str]) -> dict[str, float]:
+    def thread_run_delays(threads: list[str]) -> dict[str, float]:
+        """Seconds each of ``threads`` (``/proc/PID/task/TID``) has waited for a CPU so far, by thread
+        (one that has ended is left out)."""
         delays = {}
         for thread in threads:
             try:

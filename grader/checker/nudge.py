@@ -19,13 +19,16 @@ Replies held until stdin closes (the other place a buffer gets flushed) are foun
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference.child import ChildProcess
+
 from .probe import Probe, Received, Reply, same_id
 
-NUDGE_AFTER = 1.0  # seconds of silence before the first nudge
+NUDGE_AFTER = 1.0  # seconds of silence before the first nudge (of time the server and the probe could run)
 NUDGE_AGAIN = 0.05  # once a reply was seen stuck, later silences are nudged at once
 FLUSHED_WITHIN = 0.5  # a reply this soon after the nudge was held back
 EXIT_WITHIN = 1.0  # a reply this soon after stdin closed was held back (exiting takes a moment more)
@@ -69,6 +72,8 @@ class NudgingProbe(Probe):
         self._sent_at = 0.0
         self._nudge_at: float | None = None  # when to nudge, if still silent
         self._nudged_at: float | None = None  # when the nudge for the awaited request went out
+        self._delay = 0.0  # the silence that earns the awaited request a nudge
+        self._before: tuple[dict[str, float], dict[str, float]] = ({}, {})  # CPU waits when it was sent
 
     def exchange(self, message: dict[str, Any], timeout: float | None = None, patience: float = 0.0) -> Reply:
         if message.get("method") in OPENING or "id" not in message:
@@ -77,7 +82,8 @@ class NudgingProbe(Probe):
         limit = self.timeout if timeout is None else timeout
         delay = NUDGE_AGAIN if self.late else min(NUDGE_AFTER, limit / 2)
         self._awaiting, self._sent_at = message, self.child.elapsed()
-        self._nudge_at, self._nudged_at = self._sent_at + delay, None
+        self._nudge_at, self._nudged_at, self._delay = self._sent_at + delay, None, delay
+        self._before = (self.child.known_run_delays(), _own_run_delays())
         try:
             reply = super().exchange(message, timeout, patience)
         finally:
@@ -112,7 +118,7 @@ class NudgingProbe(Probe):
                 if self.stdout_closed():
                     return None
                 if self._nudge_at is not None and self.child.elapsed() >= self._nudge_at:
-                    self._nudge()
+                    self._nudge_when_silent_for(self._delay)
                     continue
                 if self.child.elapsed() >= deadline:
                     return None
@@ -122,7 +128,25 @@ class NudgingProbe(Probe):
             self._note_if_late(item)
             return item
 
+    def _nudge_when_silent_for(self, delay: float) -> None:
+        """Nudge now if the server has been silent for ``delay`` seconds of the time it and this probe
+        could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
+        right after a nudge would otherwise be no sign of a buffer: the server, or the probe's reader,
+        was only waiting for a core."""
+        later = self._sent_at + delay + self._waited_since()
+        if later > self.child.elapsed() + 0.01:
+            self._nudge_at = later
+            return
+        self._nudge()
+
+    def _waited_since(self) -> float:
+        """The longest wait for a CPU of a thread of the server's or of this probe's since the last
+        reading (the request, then the nudge)."""
+        child, own = self._before
+        return max(self.child.starved_known(child), _waited(own, _own_run_delays()))
+
     def _nudge(self) -> None:
+        self._before = (self.child.known_run_delays(), _own_run_delays())  # the reply's window counts from here
         self._nudge_at = None
         self.nudges += 1
         self._nudged_at = self.child.elapsed()
@@ -133,7 +157,11 @@ class NudgingProbe(Probe):
         message = item.message
         if awaited is None or nudged is None or not isinstance(message, dict) or "method" in message:
             return
-        if same_id(message.get("id"), awaited.get("id")) and item.line.at - nudged <= FLUSHED_WITHIN:
+        # Within FLUSHED_WITHIN of the time the server and the probe could run since the nudge.
+        if (
+            same_id(message.get("id"), awaited.get("id"))
+            and item.line.at - nudged - self._waited_since() <= FLUSHED_WITHIN
+        ):
             self.late.append(Late(awaited, self._sent_at, nudged, item.line.at, "a ping", item.line.data))
 
     def close_stdin(self) -> None:
@@ -150,3 +178,18 @@ class NudgingProbe(Probe):
         if self.closed_at is None:
             self.closed_at = self.child.elapsed()
         return super().close(*args, **kwargs)
+
+
+def _own_run_delays() -> dict[str, float]:
+    """Seconds each thread of this process has waited for a CPU (the kernel's ``schedstat``), by thread;
+    empty where ``/proc`` cannot tell."""
+    try:
+        threads = [f"/proc/self/task/{task}" for task in os.listdir("/proc/self/task")]
+    except OSError:
+        return {}
+    return ChildProcess.thread_run_delays(threads)
+
+
+def _waited(before: dict[str, float], now: dict[str, float]) -> float:
+    """The longest wait for a CPU of a thread in both readings, between them."""
+    return max((now[t] - before[t] for t in before.keys() & now.keys()), default=0.0)
