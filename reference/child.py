@@ -93,6 +93,16 @@ class Line:
         return self.size > len(self.data)
 
 
+def longest_wait(before: dict[str, float], now: dict[str, float]) -> float:
+    """The longest wait for a CPU of a thread in both readings of :meth:`ChildProcess.thread_run_delays`,
+    between them: what a busy machine held the slowest of those threads back.
+
+    >>> longest_wait({"t1": 0.5, "t2": 1.0}, {"t1": 0.75, "t2": 1.0, "t3": 9.0})
+    0.25
+    """
+    return max((now[t] - before[t] for t in before.keys() & now.keys()), default=0.0)
+
+
 class ChildProcess:
     def __init__(
         self,
@@ -291,8 +301,7 @@ class ChildProcess:
         """:meth:`starved`, of the threads in ``before`` only (a few file reads). A thread started since,
         or missed by that reading, is not counted: its wait before ``before`` cannot be told apart, and
         an allowance must not grow by a wait that came before it was given."""
-        now = self.thread_run_delays(list(before))
-        return max((d - before[t] for t, d in now.items()), default=0.0)
+        return longest_wait(before, self.thread_run_delays(list(before)))
 
     @staticmethod
     def thread_run_delays(threads: list[str]) -> dict[str, float]:

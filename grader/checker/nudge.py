@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.child import ChildProcess
+from reference.child import ChildProcess, longest_wait
 
 from .probe import Probe, Received, Reply, same_id
 
@@ -118,7 +118,7 @@ class NudgingProbe(Probe):
                 if self.stdout_closed():
                     return None
                 if self._nudge_at is not None and self.child.elapsed() >= self._nudge_at:
-                    self._nudge_when_silent_for(self._delay)
+                    self._nudge_when_due()
                     continue
                 if self.child.elapsed() >= deadline:
                     return None
@@ -128,12 +128,12 @@ class NudgingProbe(Probe):
             self._note_if_late(item)
             return item
 
-    def _nudge_when_silent_for(self, delay: float) -> None:
-        """Nudge now if the server has been silent for ``delay`` seconds of the time it and this probe
-        could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
+    def _nudge_when_due(self) -> None:
+        """Nudge now if the server has been silent for the awaited request's delay, in the time it and
+        this probe could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
         right after a nudge would otherwise be no sign of a buffer: the server, or the probe's reader,
         was only waiting for a core."""
-        later = self._sent_at + delay + self._waited_since()
+        later = self._sent_at + self._delay + self._waited_since()
         if later > self.child.elapsed() + 0.01:
             self._nudge_at = later
             return
@@ -143,7 +143,7 @@ class NudgingProbe(Probe):
         """The longest wait for a CPU of a thread of the server's or of this probe's since the last
         reading (the request, then the nudge)."""
         child, own = self._before
-        return max(self.child.starved_known(child), _waited(own, _own_run_delays()))
+        return max(self.child.starved_known(child), longest_wait(own, _own_run_delays()))
 
     def _nudge(self) -> None:
         self._before = (self.child.known_run_delays(), _own_run_delays())  # the reply's window counts from here
@@ -188,8 +188,3 @@ def _own_run_delays() -> dict[str, float]:
     except OSError:
         return {}
     return ChildProcess.thread_run_delays(threads)
-
-
-def _waited(before: dict[str, float], now: dict[str, float]) -> float:
-    """The longest wait for a CPU of a thread in both readings, between them."""
-    return max((now[t] - before[t] for t in before.keys() & now.keys()), default=0.0)

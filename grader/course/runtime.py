@@ -150,15 +150,15 @@ def build(stage: str, target: Path) -> Path:
     if chosen.absent != ALL:
         package = target / "reference"
         package.mkdir()
-        copied[package / "__init__.py"] = REFERENCE / "__init__.py"
+        modules = {package / "__init__.py": REFERENCE / "__init__.py"}
         for name in reference_modules():
             if name in chosen.shims:
-                copied[package / f"{name}.py"] = LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py"
+                modules[package / f"{name}.py"] = LAB_RUNTIME / "shims" / f"{chosen.shims[name]}.py"
             elif name not in chosen.absent:
-                copied[package / _module_file(name).name] = _module_file(name)
-        for copy, original in copied.items():
-            if copy.parent == package:
-                shutil.copy2(original, copy)  # its time too: the original's bytecode then fits the copy
+                modules[package / _module_file(name).name] = _module_file(name)
+        for copy, original in modules.items():
+            shutil.copy2(original, copy)  # its time too: the original's bytecode then fits the copy
+        copied.update(modules)
     for copy, original in copied.items():
         if copy.suffix == ".py":
             _bytecode(original, copy)
