@@ -15,16 +15,17 @@ pass, so the plugin hands it one whose transport is ``ipc``.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
-# jsonschema imports rfc3987_syntax when it is installed, which builds a grammar at import: 1.3 s of
-# CPU in this process, for the "iri" formats nbformat's schema never uses (grading leaves it out too).
-# The kernel is another process: it keeps it, as a learner's does.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+from grader.checker import schema_formats
+
+# jsonschema's optional format libraries (rfc3987_syntax alone: 1.3 s of CPU in this process) serve
+# formats nbformat's schema never validates (grading leaves them out too). The kernel is another
+# process: it keeps them, as a learner's does.
+schema_formats.leave_out()
 
 import nbval.kernel  # noqa: E402
 from jupyter_client.manager import KernelManager  # noqa: E402

@@ -111,3 +111,22 @@ def test_serve_answers_on_stdio(shop_db: Path) -> None:
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
     assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("exhibit", "status"), [("structured_content_wrong_type", "fail"), (None, "pass")])
+def test_check_judges_output_schemas_without_the_format_libraries(exhibit: str | None, status: str) -> None:
+    """mcp-lab check leaves out what jsonschema would import for "format" checks (a second of CPU and
+    more: grader.checker.schema_formats), and still judges structuredContent against outputSchema."""
+    import json
+
+    from grader import gallery
+    from grader.checker.schema_formats import FORMAT_LIBRARIES
+
+    server = gallery.command(exhibit) if exhibit else [sys.executable, "-m", "reference.server"]
+    done = run_cli(["check", "--json", "--", *server], env={"PYTHONVERBOSE": "1"}, timeout=180)
+    # python -v says "import 'NAME' # <loader>" for each module it loads (not for one kept out).
+    loaded = {line.split("'")[1] for line in done.stderr.decode().splitlines() if line.startswith("import '")}
+    assert "jsonschema.validators" in loaded
+    assert not loaded & set(FORMAT_LIBRARIES)
+    verdicts = {check["id"]: check["status"] for check in json.loads(done.stdout)["checks"]}
+    assert verdicts["structured-output"] == status

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from grader.checker import schema_formats
+
 from . import build
 from .build import ROOT, WORKSPACE
 
@@ -35,7 +37,7 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list", "assignment_list")
 # grammar at import: 1.5-2 s of CPU, in JupyterLab's start and in nbgrader's release. It serves only the
 # "iri" formats, which neither checks ("uri" has rfc3986_validator), so both run without it, as
 # mcp-lab check does. The learner's kernels are other processes: they keep it.
-SLOW_IMPORT = "rfc3987_syntax"
+SLOW_IMPORTS = schema_formats.SLOWEST
 PROGRESS = Path(".mcp-lab") / "progress.json"  # in the workspace: mcp-lab progress writes it
 LOG = Path(".mcp-lab") / "jupyterlab.log"  # in the workspace: JupyterLab's own output
 
@@ -74,7 +76,7 @@ def lab_environment(config_dir: Path = CONFIG_DIR) -> dict[str, str]:
 PRELOAD = ("nbgrader.server_extensions.validate_assignment", "jupyter_lsp", "jupyter_server_terminals")
 START = f"""
 import sys
-sys.modules[{SLOW_IMPORT!r}] = None
+sys.modules.update(dict.fromkeys({SLOW_IMPORTS!r}))
 from jupyterlab.labapp import main
 for name in {PRELOAD!r}:
     try:
@@ -135,7 +137,7 @@ def prepare(workspace: Path = WORKSPACE, each_stage: bool = False) -> None:
     line per stage with ``each_stage``)."""
     from reference import database
 
-    sys.modules.setdefault(SLOW_IMPORT, None)  # type: ignore[arg-type]  # for nbgrader's release (see above)
+    schema_formats.leave_out(SLOW_IMPORTS)  # for nbgrader's release (see above)
     built = not database.default_path().exists()
     print(f"shop database: {shown(database.ensure_default())}{' (built)' if built else ''}", flush=True)
     if each_stage:
