@@ -13,6 +13,7 @@ One module per idea, in the order the course teaches them:
 - ``shop``      the shop's tools, as the manual a model reads
 - ``server``    the stdio server: the loop that ties the pieces together
 - ``child``     launching a server as a child process with bounded reads
+- ``thread_state`` what a child's thread is doing now: fair waits, and words for a failure
 - ``client``    the client: handshake, ids, notifications, shutdown order
 - ``era_probe`` which era a server speaks: the ``server/discover`` probe and its fallback
 

@@ -35,10 +35,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from . import thread_state
+
 MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still counted
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
 STDERR_TAIL = 64 << 10  # bytes of stderr kept (the most recent)
 KILL_WAIT = 5.0  # seconds to wait for the exit of a child sent SIGKILL
+LOOK_EVERY = 0.1  # seconds between looks at the threads of a child waited for (wait_patient)
 BUSY_CPU = 0.02  # seconds of CPU used during a wait: the child was working then, not idle
 _CHUNK = 1 << 16
 
@@ -121,6 +124,7 @@ class ChildProcess:
         self._stderr_kept = 0
         self._lock = threading.Lock()
         self._seen_threads: list[str] | None = None  # the group's threads at the last full reading
+        self.last_look: dict[str, thread_state.Thread] = {}  # its threads when wait_patient gave up
         self.started = time.monotonic()
         # OSError (no such command, not executable) reaches the caller: it is a usage problem.
         self.process = subprocess.Popen(
@@ -322,21 +326,35 @@ class ChildProcess:
         return max((d - before.get(t, 0.0) for t, d in self.run_delays().items()), default=0.0)
 
     def wait_patient(self, quiet: float, most: float) -> int | None:
-        """The exit status within ``quiet`` seconds of the time the child could run: the wait grows by the
-        time its threads spent waiting for a CPU (a busy machine), up to ``most`` seconds in all. None
-        while it still runs then: a server asleep, or busy on its own, gets ``quiet`` seconds, however
-        busy the machine."""
+        """The exit status within ``quiet`` seconds of the time the child could run, ``most`` seconds in
+        all at most; None while it still runs then. The wait grows by what the machine held it back:
+        its threads' waits for a CPU (``schedstat``), and the time a look every ``LOOK_EVERY`` seconds
+        found one in the kernel's I/O; nor does it end while a thread waits for a core right now
+        (:mod:`reference.thread_state`). A server asleep, or busy on its own, gets ``quiet`` seconds,
+        however busy the machine."""
         start = time.monotonic()
         before = self.run_delays()
-        deadline = start + quiet
+        if not before:  # /proc cannot tell: the plain wait
+            return self.wait(quiet)
+        paths = list(before)
+        held, last, seen = 0.0, start, thread_state.look(paths)
+        self.last_look = {}
         while True:
-            code = self.wait(deadline - time.monotonic())
-            if code is not None or not before:
+            left = min(start + quiet + held + self.starved_known(before), start + most) - time.monotonic()
+            code = self.wait(min(left, LOOK_EVERY) if left > 0 else LOOK_EVERY)
+            if code is not None:
                 return code
-            later = min(start + quiet + self.starved(before), start + most)
-            if later <= time.monotonic() + 0.05:
+            now, threads = time.monotonic(), thread_state.look(paths)
+            if any(thread.in_io for thread in threads.values()):
+                held += now - last
+            queued = any(thread.queued_since(seen.get(path)) for path, thread in threads.items())
+            last, seen, due = now, threads, start + quiet + held
+            # The full reading also counts a thread started since the first look (a scan of /proc).
+            if now >= start + most or (
+                not queued and now >= due + self.starved_known(before) and now >= due + self.starved(before)
+            ):
+                self.last_look = threads
                 return self.process.poll()
-            deadline = later
 
     def _signal_group(self, sig: int) -> None:
         try:

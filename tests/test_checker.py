@@ -251,6 +251,9 @@ def test_forked_grandchild_and_ignored_sigterm_leave_nothing_behind(tmp_path: Pa
     # Exiting at EOF follows a SHOULD (MCP 2025-11-25, Lifecycle > Shutdown): a warning, that names what happened.
     assert (exit_on_eof["status"], exit_on_eof["evidence"]["keyword"]) == ("warn", "SHOULD")
     assert exit_on_eof["summary"].startswith("never exits")
+    # What holds it, from /proc: both processes of its group asleep in time.sleep().
+    threads = exit_on_eof["evidence"]["threads"]
+    assert threads.count("waits for a timer (time.sleep)") == 2 and "the main thread (pid" in threads, threads
     assert elapsed < 30
     pids = [int(p) for p in pid_file.read_text().split()]
     assert len(pids) == 2

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = [sys.executable, str(ROOT / "tests" / "servers" / "slow_tool.py")]
 
@@ -112,3 +114,71 @@ def test_a_shutdown_slowed_by_a_busy_machine_is_waited_for_an_idle_server_is_not
             hog.wait(10)
         slow.close(grace=0)
         idle.close(grace=0)
+
+
+# A hold of the kernel's, made on purpose: fanotify's permission events. Opening a marked file waits
+# (uninterruptible, state D, as a read from a slow disk does) until the listener allows it.
+FAN_CLASS_CONTENT, FAN_CLOEXEC, FAN_MARK_ADD, FAN_OPEN_PERM, FAN_ALLOW = 0x04, 0x01, 0x01, 0x00010000, 0x01
+
+
+class OpenGate:
+    """A file whose every opening the kernel holds for ``hold`` seconds (needs CAP_SYS_ADMIN)."""
+
+    def __init__(self, path: Path, hold: float) -> None:
+        import ctypes
+        import threading
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
+        path.write_text("")
+        self.path, self.hold, self.held = path, hold, 0
+        self.fd = libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, os.O_RDONLY)
+        if self.fd < 0:
+            pytest.skip(f"fanotify_init: {os.strerror(ctypes.get_errno())} (a hold in the kernel needs root)")
+        if libc.fanotify_mark(self.fd, FAN_MARK_ADD, FAN_OPEN_PERM, -100, str(path).encode()) < 0:
+            os.close(self.fd)
+            pytest.skip(f"fanotify_mark: {os.strerror(ctypes.get_errno())}")
+        self.thread = threading.Thread(target=self._answer, daemon=True)
+        self.thread.start()
+
+    def _answer(self) -> None:
+        import struct
+
+        while True:
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return  # closed
+            # struct fanotify_event_metadata: event_len, vers, reserved, metadata_len, mask, fd, pid
+            *_, fd, _pid = struct.unpack_from("IBBHQii", data)
+            time.sleep(self.hold)
+            self.held += 1
+            os.write(self.fd, struct.pack("iI", fd, FAN_ALLOW))
+            os.close(fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def test_a_shutdown_held_by_the_kernel_is_waited_for(tmp_path: Path) -> None:
+    """exit-on-eof's wait counts the time a server could run: 2.5 s in uninterruptible sleep (the
+    kernel's I/O: here an open() that fanotify holds) are the machine's, not the server's; the same
+    2.5 s asleep by the server's own choice are its own."""
+    from reference import thread_state
+    from reference.child import ChildProcess
+
+    gate = OpenGate(tmp_path / "gate", hold=2.5)
+    code = f"import sys, time\nsys.stdin.read()\nopen({str(gate.path)!r}).close()\n"
+    held = ChildProcess([sys.executable, "-c", code])
+    asleep = ChildProcess([sys.executable, "-c", "import sys, time\nsys.stdin.read()\ntime.sleep(2.5)\n"])
+    try:
+        held.close_stdin()
+        assert held.wait_patient(1.0, 60.0) == 0, held.stderr_tail()
+        assert gate.held == 1
+        asleep.close_stdin()
+        assert asleep.wait_patient(1.0, 60.0) is None
+        assert thread_state.describe(asleep.last_look).endswith("waits for a timer (time.sleep)")
+    finally:
+        gate.close()
+        held.close(grace=0)
+        asleep.close(grace=0)

@@ -147,7 +147,7 @@ def test_an_adversary_says_it_is_ready_in_a_file_the_client_never_sees(tmp_path:
         assert len(done.stderr.splitlines()) == 1, done.stderr
 
 
-@pytest.mark.parametrize("name", ["era_probe", "client", "child"])
+@pytest.mark.parametrize("name", ["era_probe", "client", "child", "thread_state"])
 def test_the_reference_client_is_out_of_reach_in_stage_06(tmp_path: Path, name: str) -> None:
     """The stage teaches the dual-era client: its answer key is not in the runtime, and importing it fails."""
     from grader.course.expect import Failure

@@ -514,3 +514,13 @@ def test_the_solution_never_writes_over_the_handed_out_files(tmp_path: Path) -> 
         apply_solution(source)
     written = apply_solution(tmp_path)
     assert [p.read_text(encoding="utf-8") for p in written] == [healthy_source(n) for n in range(1, 6)]
+
+
+def test_a_server_that_outlives_its_input_is_told_what_holds_it(verdicts: dict[str, Failure | None]) -> None:
+    """exit-on-eof says what the server's threads wait for when its time ran out: the main thread in
+    a join() of the heartbeat, which sleeps (threads from /proc: reference.thread_state)."""
+    failure = verdicts["5-heartbeat-joined-while-it-sleeps"]
+    assert failure is not None and failure.check == "exit-on-eof", failure
+    threads = failure.details.get("threads", "")
+    assert "waits for a lock, an event or another thread (a join()" in threads, failure.text()
+    assert "waits for a timer (time.sleep)" in threads, failure.text()

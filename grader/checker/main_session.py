@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from reference import PROTOCOL_REVISION
+from reference import PROTOCOL_REVISION, thread_state
 from reference.tools import TOOL_NAME
 
 from .bad_input import BAD_INPUT_CHECKS, judge_first_reply, run_bad_input
@@ -490,7 +490,11 @@ def judge_exit(f: Any, probe: Probe, code: int | None, waited: float, grace: flo
             "exit-on-eof",
             f"never exits: still running {waited:.1f} s after stdin closed"
             + (" (with tool calls in flight)" if probe.in_flight else ""),
-            {"expected": "leave the read loop at end of input and exit 0", "stderr_tail": probe.stderr_tail(300)},
+            {
+                "expected": "leave the read loop at end of input and exit 0",
+                "threads": thread_state.describe(probe.child.last_look),  # what holds it: a join(), a sleep, ...
+                "stderr_tail": probe.stderr_tail(300),
+            },
         )
     else:
         f.warned(

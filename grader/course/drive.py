@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from grader.checker.probe import EXIT_STARVED, Probe, same_id
-from reference import PROTOCOL_REVISION
+from reference import PROTOCOL_REVISION, thread_state
 from reference.child import BUSY_CPU
 from reference.framing import encode
 
@@ -38,6 +38,17 @@ COURSE_ASKS_EXIT = (
     "a SHOULD, on which mcp-lab check only warns; this course asks it of your server (stage 03 teaches it): "
     "a server that outlives its client's stdin is an orphan process the host must kill"
 )
+
+
+SANDBOX_PROGRAMS = ("bwrap", "unshare")  # grading's, around the learner's process: not theirs to explain
+
+
+def _holding(probe: Probe) -> dict[str, str]:
+    """``threads``: what the server's threads wait for once its time to exit ran out ({} where /proc
+    cannot tell): the join(), the sleep or the read that keeps it alive."""
+    looked = probe.child.last_look
+    said = thread_state.describe({path: t for path, t in looked.items() if t.command not in SANDBOX_PROGRAMS})
+    return {"threads": said} if said else {}
 
 
 def request(method: str, id: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -221,6 +232,7 @@ class Server:
                 "exit-on-eof",
                 f"stdin was closed, and {timeout:.0f} s later the server was still running",
                 expected="read_frame returns None at end of input, and the loop returns 0",
+                **_holding(self.probe),
                 course=COURSE_ASKS_EXIT,
                 stderr=self.probe.stderr_tail(),
             )

@@ -58,6 +58,7 @@ TEACHES: dict[str, str | None] = {
     "tools": "05",
     "shop": "05",
     "child": "06",
+    "thread_state": "06",
     "client": "06",
     "era_probe": "06",
     "session": "06",
@@ -100,13 +101,15 @@ PLANS: dict[str, Plan] = {
     ),
     "04": Plan(frozenset(), {"catalog": "catalog"}, frozenset({"errors"})),
     "05": Plan(frozenset({"shop", "tools"}), {}, _before("05")),
-    "06": Plan(frozenset({"child", "client", "era_probe", "session"}), {}, frozenset()),
+    "06": Plan(frozenset({"child", "thread_state", "client", "era_probe", "session"}), {}, frozenset()),
     "07": Plan(frozenset(), {}, _before("07")),
     # The clinic: a diagnosis is data; a repaired server is a whole server of the learner's, which may
     # use the shop's answers (as the handed-out ones do) but no server of the course's.
     "08": Plan(ALL),
     "09": Plan(
-        frozenset({"server", "dispatch", "envelope", "lifecycle", "client", "era_probe", "session", "child"}),
+        frozenset(
+            {"server", "dispatch", "envelope", "lifecycle", "client", "era_probe", "session", "child", "thread_state"}
+        ),
         {},
         frozenset({"errors", "schema", "database", "catalog", "tools", "shop"}),
     ),
