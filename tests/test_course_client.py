@@ -157,3 +157,37 @@ def test_the_reference_client_is_out_of_reach_in_stage_06(tmp_path: Path, name: 
     (tmp_path / "mcp_client.py").write_text(f"from reference import {name}\n", encoding="utf-8")
     with Work(tmp_path, "06") as work, pytest.raises(Failure):
         work.module("mcp_client")
+
+
+# A determined student's client: its timeout fires 2.2 s late, and it starts CPU-bound processes of
+# its own, pinned to one core, where they wait for a CPU most of the time.
+LATE = (
+    '                raise ClientError(f"no message from the server within {timeout:.1f} s") from None\n',
+    "                time.sleep(2.2)\n"
+    '                raise ClientError(f"no message from the server within {timeout:.1f} s") from None\n',
+)
+HOGS = (
+    "        self.process = launch(argv)\n",
+    "        self.process = launch(argv)\n"
+    "        import subprocess, sys\n"
+    "        spin = 'import os\\nos.sched_setaffinity(0, {0})\\nwhile 1:\\n    pass\\n'\n"
+    "        self.hogs = [subprocess.Popen([sys.executable, '-c', spin]) for _ in range(4)]\n",
+)
+
+
+def test_a_late_timeout_buys_no_time_with_cpu_work_of_its_own(tmp_path: Path) -> None:
+    """Stage 06 judges a timeout on the time the client could run: it forgives what the harness's main
+    thread (which runs the client's request and keeps its clock) and the course's servers waited for a
+    CPU, never what processes of the learner's own making waited."""
+    from grader.course.checks import cells
+    from grader.course.expect import Failure
+    from grader.course.work import Work
+
+    source = solution_module(STAGE, "mcp_client")
+    for old, new in (LATE, HOGS):
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    (tmp_path / "mcp_client.py").write_text(source, encoding="utf-8")
+    with Work(tmp_path, "06") as work, pytest.raises(Failure) as caught:
+        cells("06")["test_timeouts"].run(work)
+    assert caught.value.check == "client-timeouts" and "gave up after" in caught.value.summary, caught.value

@@ -26,6 +26,7 @@ import builtins
 import contextlib
 import itertools
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -171,13 +172,39 @@ def type_name(value: Any) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+def _command_line(pid: str) -> list[str]:
+    """The argv of process ``pid`` ([] once it has ended, or where /proc cannot tell)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return [word.decode(errors="replace") for word in cmdline.read().split(b"\0")[:-1]]
+    except OSError:
+        return []
+
+
+def _tasks(pid: str) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
 class Harness:
     """One harness process, started on first use and again after it died or was stopped."""
 
-    def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        program: Sequence[str] = (),
+        peers: str = "",
+    ) -> None:
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
+        # Who the clock forgives (forgiven_delays): the harness's own command line and the folder of
+        # the course's peer servers, as the learner's processes see them.
+        self.program, self.peers = list(program), peers
         self.child: ChildProcess | None = None
         self.generation = 0
         self._threads_seen = 0  # the generation whose threads the child's last full reading found
@@ -203,14 +230,33 @@ class Harness:
         lines = self.child.stderr_tail(64 << 10).split("\n")
         return [json.loads(line[len(MARK) :]).get("why", "") for line in lines if line.startswith(MARK)]
 
-    def run_delays(self) -> dict[str, float]:
-        """How long each thread of the harness's processes (the learner's code, what it started) has
-        waited for a CPU so far (:meth:`~reference.child.ChildProcess.run_delays`)."""
-        return self.child.run_delays() if self.child is not None else {}
+    def forgiven_delays(self) -> dict[str, float]:
+        """How long each thread whose waits a time limit forgives has waited for a CPU so far, by thread:
+        the harness's main thread (it runs the learner's call, and the client's clock with it) and every
+        thread of the course's peer servers. Never a thread or a process of the learner's own making:
+        CPU-bound work started on purpose waits for a CPU most of the time, and would buy a late
+        timeout that time. Empty where ``/proc`` cannot tell (then nothing is forgiven)."""
+        if self.child is None or not self.program:
+            return {}
+        threads = []
+        for pid in self.child.group_stats():
+            argv = _command_line(pid)
+            if argv == self.program:
+                threads.append(f"/proc/{pid}/task/{pid}")
+            elif self._runs_a_peer(argv):
+                threads += [f"/proc/{pid}/task/{task}" for task in _tasks(pid)]
+        return ChildProcess.thread_run_delays(threads)
 
-    def starved(self, before: dict[str, float]) -> float:
-        """Seconds the harness's most-delayed thread waited for a CPU since ``before`` (:meth:`run_delays`)."""
-        return self.child.starved(before) if self.child is not None else 0.0
+    def _runs_a_peer(self, argv: list[str]) -> bool:
+        """Whether ``argv`` runs a file of the course's peer servers (in the read-only runtime, when graded)."""
+        python = self.program[:-2]  # [python, -S] of [python, -S, harness.py, folder]
+        script = argv[len(python)] if len(argv) > len(python) and argv[: len(python)] == python else ""
+        return bool(self.peers) and script.startswith(self.peers + "/")
+
+    def forgiven_wait(self, before: dict[str, float]) -> float:
+        """Seconds the most-delayed forgiven thread waited for a CPU since ``before`` (:meth:`forgiven_delays`;
+        a peer started since counts its whole wait)."""
+        return max((d - before.get(t, 0.0) for t, d in self.forgiven_delays().items()), default=0.0)
 
     def stop(self) -> None:
         if self.child is not None:

@@ -186,7 +186,7 @@ class Work:
             # PYTHONUNBUFFERED=1 as in many notebook and container environments: a client the
             # learner writes must not pass it on to the servers it starts (it hides a missing flush).
             env = {**self.env(), "PYTHONUNBUFFERED": "1"}
-            self._harness = Harness(self.runner.wrap(argv, env))
+            self._harness = Harness(self.runner.wrap(argv, env), program=argv, peers=self._lab("peers"))
         return self._harness
 
     def module(self, name: str) -> Any:

@@ -343,20 +343,22 @@ def check_timeouts(work: Work, wait: float) -> None:
 
 
 class Stopwatch:
-    """Seconds since it started, and how many of them the learner's processes waited for a CPU (their
-    threads' schedstat): a busy machine delays the client's own clock checks, which is not its fault,
-    so a time limit is judged on the time the client could run."""
+    """Seconds since it started, and how many of them the client waited for a CPU (schedstat): a busy
+    machine delays the client's own clock checks, which is not its fault, so a time limit is judged on
+    the time the client could run. Only the waits of the thread that runs the client's call and of the
+    course's servers count (:meth:`~grader.course.remote.Harness.forgiven_delays`): processes the
+    learner's code starts to burn CPU wait too, and must not buy a late timeout."""
 
     def __init__(self, work: Work) -> None:
         self.harness = work.harness()
-        self.before = self.harness.run_delays()
+        self.before = self.harness.forgiven_delays()
         self.started = time.monotonic()
         self.took = self.starved = self.ran = 0.0
 
     def stop(self) -> float:
         """The seconds the client could run since the start (``ran``: ``took`` less ``starved``)."""
         self.took = time.monotonic() - self.started
-        self.starved = self.harness.starved(self.before)
+        self.starved = self.harness.forgiven_wait(self.before)
         self.ran = self.took - self.starved
         return self.ran
 
