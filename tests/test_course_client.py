@@ -176,9 +176,9 @@ HOGS = (
 
 
 def test_a_late_timeout_buys_no_time_with_cpu_work_of_its_own(tmp_path: Path) -> None:
-    """Stage 06 judges a timeout on the time the client could run: it forgives what the harness's main
-    thread (which runs the client's request and keeps its clock) and the course's servers waited for a
-    CPU, never what processes of the learner's own making waited."""
+    """Stage 06 judges a timeout on the time the client could run: it forgives what the harness process
+    (the client's request, its clock, its pump threads) and the course's servers waited for a CPU,
+    never what processes of the learner's own making waited."""
     from grader.course.checks import cells
     from grader.course.expect import Failure
     from grader.course.work import Work

@@ -232,18 +232,17 @@ class Harness:
 
     def forgiven_delays(self) -> dict[str, float]:
         """How long each thread whose waits a time limit forgives has waited for a CPU so far, by thread:
-        the harness's main thread (it runs the learner's call, and the client's clock with it) and every
-        thread of the course's peer servers. Never a thread or a process of the learner's own making:
-        CPU-bound work started on purpose waits for a CPU most of the time, and would buy a late
-        timeout that time. Empty where ``/proc`` cannot tell (then nothing is forgiven)."""
+        the harness process's (its main thread runs the learner's call and the client's clock; the
+        client's own threads pump the server's output to it) and the course's peer servers'. Never a
+        process of the learner's own making: CPU-bound processes started on purpose wait for a CPU
+        most of the time, and would buy a late timeout that time. Empty where ``/proc`` cannot tell
+        (then nothing is forgiven)."""
         if self.child is None or not self.program:
             return {}
         threads = []
         for pid in self.child.group_stats():
             argv = _command_line(pid)
-            if argv == self.program:
-                threads.append(f"/proc/{pid}/task/{pid}")
-            elif self._runs_a_peer(argv):
+            if argv == self.program or self._runs_a_peer(argv):
                 threads += [f"/proc/{pid}/task/{task}" for task in _tasks(pid)]
         return ChildProcess.thread_run_delays(threads)
 

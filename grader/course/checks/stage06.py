@@ -345,9 +345,9 @@ def check_timeouts(work: Work, wait: float) -> None:
 class Stopwatch:
     """Seconds since it started, and how many of them the client waited for a CPU (schedstat): a busy
     machine delays the client's own clock checks, which is not its fault, so a time limit is judged on
-    the time the client could run. Only the waits of the thread that runs the client's call and of the
-    course's servers count (:meth:`~grader.course.remote.Harness.forgiven_delays`): processes the
-    learner's code starts to burn CPU wait too, and must not buy a late timeout."""
+    the time the client could run. Only the waits of the harness process's threads (the client's call,
+    its pump threads) and of the course's servers count (:meth:`~grader.course.remote.Harness.forgiven_delays`):
+    processes the learner's code starts to burn CPU wait too, and must not buy a late timeout."""
 
     def __init__(self, work: Work) -> None:
         self.harness = work.harness()
