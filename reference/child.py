@@ -41,6 +41,7 @@ MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
 STDERR_TAIL = 64 << 10  # bytes of stderr kept (the most recent)
 KILL_WAIT = 5.0  # seconds to wait for the exit of a child sent SIGKILL
+KILL_HELD_MOST = 60.0  # ... longer while one of its threads is in the kernel's I/O (SIGKILL waits for that)
 LOOK_EVERY = 0.1  # seconds between looks at the threads of a child waited for (wait_patient)
 BUSY_CPU = 0.02  # seconds of CPU used during a wait: the child was working then, not idle
 _CHUNK = 1 << 16
@@ -231,8 +232,9 @@ class ChildProcess:
 
     def read_line_patient(self, quiet: float, most: float) -> Line | None:
         """The next stdout line, waiting ``quiet`` seconds, and longer (``most`` in all) while the child is
-        still using the CPU: on a loaded machine a slow start is work in progress, not silence. An idle
-        child (blocked on its stdin) is silent after ``quiet``, however busy the machine."""
+        still using the CPU or is held in the kernel's I/O: on a loaded machine a slow start is work in
+        progress, not silence. An idle child (blocked on its stdin) is silent after ``quiet``, however
+        busy the machine."""
         deadline = time.monotonic() + most
         while True:
             before = self.cpu_seconds()
@@ -240,7 +242,7 @@ class ChildProcess:
             if line is not None or time.monotonic() >= deadline or before is None:
                 return line
             after = self.cpu_seconds()
-            if after is None or after - before < BUSY_CPU or self.stdout_closed.is_set():
+            if after is None or self.stdout_closed.is_set() or (after - before < BUSY_CPU and not self.held_now()):
                 return None
 
     def stderr_tail(self, limit: int = 2000) -> str:
@@ -356,6 +358,22 @@ class ChildProcess:
                 self.last_look = threads
                 return self.process.poll()
 
+    def held_now(self) -> bool:
+        """Whether a thread of the child's process group is in the kernel's I/O right now (state D: a
+        disk, a mount a sandbox makes on a busy machine): held by the machine, not idle by choice."""
+        return any(thread.in_io for thread in thread_state.look(self.group_threads()).values())
+
+    def _wait_killed(self) -> int:
+        """The exit status of a child sent SIGKILL: ``KILL_WAIT`` seconds, and on while a thread of its
+        group is held in the kernel's I/O (SIGKILL takes effect when that call returns)."""
+        start = time.monotonic()
+        while True:
+            try:
+                return self.process.wait(timeout=KILL_WAIT)
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - start >= KILL_HELD_MOST or not self.held_now():
+                    raise
+
     def _signal_group(self, sig: int) -> None:
         try:
             if os.name == "posix":
@@ -370,7 +388,8 @@ class ChildProcess:
 
         Whatever the child forked into its session is killed too. Returns the exit status
         (negative: the signal that ended it). A child that even SIGKILL does not end within
-        ``KILL_WAIT`` seconds raises ``subprocess.TimeoutExpired``.
+        ``KILL_WAIT`` seconds (longer while a thread of its group is held in the kernel's I/O, where a
+        signal waits for the call to return, ``KILL_HELD_MOST`` at most) raises ``subprocess.TimeoutExpired``.
         """
         self.close_stdin()
         code = self.wait(grace)
@@ -379,7 +398,7 @@ class ChildProcess:
             code = self.wait(1.0)
         if code is None:
             self._signal_group(signal.SIGKILL)
-            code = self.process.wait(timeout=KILL_WAIT)  # a bound even here: TimeoutExpired, never a hang
+            code = self._wait_killed()  # a bound even here: TimeoutExpired, never a hang
         self._signal_group(signal.SIGKILL)  # grandchildren left in the session
         close_after_readers(zip(self._threads, (self.process.stdout, self.process.stderr), strict=True), 1.0)
         return code

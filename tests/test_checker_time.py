@@ -182,3 +182,28 @@ def test_a_shutdown_held_by_the_kernel_is_waited_for(tmp_path: Path) -> None:
         gate.close()
         held.close(grace=0)
         asleep.close(grace=0)
+
+
+def test_a_start_held_by_the_kernel_is_waited_for(tmp_path: Path) -> None:
+    """The course's reads give a server more than their 3 s while it is held in the kernel's I/O, as a
+    sandbox's mounts are on a busy machine (here: 4.5 s in an open() that fanotify holds, before the
+    server reads its first line); a server that only sleeps that long is still 'no reply'."""
+    from grader.course.drive import Server, initialize
+    from grader.course.expect import Failure
+
+    gate = OpenGate(tmp_path / "gate", hold=4.5)
+    serve = "import runpy\nrunpy.run_module('reference.server', run_name='__main__')\n"
+    held = [sys.executable, "-c", f"open({str(gate.path)!r}).close()\n{serve}"]
+    asleep = [sys.executable, "-c", f"import time\ntime.sleep(4.5)\n{serve}"]
+    try:
+        with Server(held, timeout=3.0) as server:
+            sent = initialize()
+            server.send(sent)
+            assert server.next_line(sent, "initialize-result")["id"] == sent["id"]
+        assert gate.held == 1
+        with Server(asleep, timeout=3.0) as server, pytest.raises(Failure, match="no reply within 3 s"):
+            sent = initialize()
+            server.send(sent)
+            server.next_line(sent, "initialize-result")
+    finally:
+        gate.close()

@@ -28,7 +28,7 @@ from reference.framing import encode
 from .expect import Failure, code_name, describe_id, followed_rule, not_written, not_written_yet, same_json, show
 
 REPLY_TIMEOUT = 3.0  # seconds to wait for one reply: the reference answers in well under 0.1 s
-PATIENCE = 3.0  # ... or up to this many times that, while the server is still using the CPU
+PATIENCE = 3.0  # ... or up to this many times that, while the server is still using the CPU (or held in I/O)
 EXIT_TIMEOUT = 2.0  # after stdin closes, a server has this long to exit (mcp-lab check's exit-on-eof)
 # seconds the checker waits for one of the shop's tool calls inside a graded cell (the shop answers
 # in milliseconds; the checker's own default, for slow real tools, is 30 s: too long for a cell)
@@ -168,10 +168,12 @@ class Server:
         while True:
             item = self.probe.read(max(0.0, deadline - time.monotonic()))
             if item is None:
-                # A server still on the CPU (a slow start on a busy machine) is working, not hung:
-                # more time, a second at a time, up to PATIENCE times the timeout.
+                # A server still on the CPU, or held in the kernel's I/O (a slow start on a busy
+                # machine, a sandbox's mounts), is working, not hung: more time, a second at a time,
+                # up to PATIENCE times the timeout.
                 now = self.probe.child.cpu_seconds()
-                if cpu is not None and now is not None and now - cpu >= BUSY_CPU and time.monotonic() < longest:
+                working = cpu is not None and now is not None and (now - cpu >= BUSY_CPU or self.probe.child.held_now())
+                if working and time.monotonic() < longest:
                     cpu, deadline = now, min(longest, time.monotonic() + 1.0)
                     continue
                 self._no_reply(sent, check)
