@@ -35,8 +35,9 @@ lab: bytecode
 # 16 min 51 s (the cores 88% busy); 4 workers beside two CPU hogs, bubblewrap hidden: green, 26 min 06 s.
 # Four failed before the learner's call limits counted CPU waits. With the bytecode kept (make
 # bytecode, the runtimes' own): 4 workers 15 min 11 s; 5 workers 15 min 21 s (the cores 93% busy).
-# With jsonschema's format libraries left out: 4 workers 14 min 13 s, 14 min 11 s, 15 min 17 s; beside
-# two CPU hogs, bubblewrap hidden: green, 22 min 35 s.
+# With jsonschema's format libraries left out: 4 workers 14 min 13 s, 14 min 11 s, then 15 min 17 s and
+# 15 min 12 s (every long fixture 10-15% slower then); beside two CPU hogs, bubblewrap hidden: green,
+# 22 min 35 s.
 # Tests that share a module fixture stay on one worker, the course pipeline is a group per stage,
 # every other test goes where a worker is free (tests/conftest.py).
 TEST_WORKERS ?= 4
