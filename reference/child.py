@@ -281,13 +281,7 @@ class ChildProcess:
     def group_threads(self) -> list[str]:
         """``/proc/PID/task/TID`` of every thread of the child's process group (the child and what it
         started). Empty where ``/proc`` cannot tell."""
-        found = []
-        for pid in self.group_stats():
-            try:
-                found += [f"/proc/{pid}/task/{task}" for task in os.listdir(f"/proc/{pid}/task")]
-            except OSError:
-                continue
-        return found
+        return [path for pid in self.group_stats() for path in thread_state.of_process(pid)]
 
     def run_delays(self) -> dict[str, float]:
         """Seconds each thread of the child's process group has waited for a CPU so far (runnable, not

@@ -23,6 +23,7 @@ thread" for a ``join()`` that never returns).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 # The kernel function a sleeping thread waits in (its "wchan"), by the start of its name: what a
@@ -101,6 +102,20 @@ class Thread:
         """Runnable, without a nanosecond of CPU since ``earlier`` (a look at the same thread): waiting for
         a core right now (``schedstat`` counts that wait once it runs)."""
         return self.state == "R" and earlier is not None and earlier.cpu_ns == self.cpu_ns
+
+
+def of_process(pid: int | str) -> list[str]:
+    """``/proc/PID/task/TID`` of each thread of process ``pid`` ([] once it has ended, or where ``/proc``
+    cannot tell).
+
+    >>> import os, threading
+    >>> f"/proc/{os.getpid()}/task/{threading.get_native_id()}" in of_process(os.getpid())
+    True
+    """
+    try:
+        return [f"/proc/{pid}/task/{task}" for task in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return []
 
 
 def look(paths: list[str]) -> dict[str, Thread]:

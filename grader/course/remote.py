@@ -26,12 +26,12 @@ import builtins
 import contextlib
 import itertools
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from reference import thread_state
 from reference.child import ChildProcess, Line
 
 from .expect import Failure
@@ -181,13 +181,6 @@ def _command_line(pid: str) -> list[str]:
         return []
 
 
-def _tasks(pid: str) -> list[str]:
-    try:
-        return os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-
-
 class Harness:
     """One harness process, started on first use and again after it died or was stopped."""
 
@@ -243,7 +236,7 @@ class Harness:
         for pid in self.child.group_stats():
             argv = _command_line(pid)
             if argv == self.program or self._runs_a_peer(argv):
-                threads += [f"/proc/{pid}/task/{task}" for task in _tasks(pid)]
+                threads += thread_state.of_process(pid)
         return ChildProcess.thread_run_delays(threads)
 
     def _runs_a_peer(self, argv: list[str]) -> bool:
