@@ -35,7 +35,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .checker import CALL_TIMEOUT
+from .checker import CALL_TIMEOUT, schema_formats
 from .cli_errors import Parser, UsageError
 from .clinic_cli import clinic_command
 
@@ -295,9 +295,6 @@ def audit_command(args: argparse.Namespace) -> int:
 
 
 def check_command(args: argparse.Namespace) -> int:
-    from .checker import schema_formats
-
-    schema_formats.leave_out()  # the checker checks no "format": a second of CPU less, in this process only
     from .checker.check import run_check
     from .checker.report import write_json, write_text
 
@@ -502,6 +499,9 @@ def gallery_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # No command here checks a "format" (JupyterLab, which does, runs in a process of its own): jsonschema's
+    # format libraries cost a second of CPU in each command that imports it (nbgrader's, the checker's).
+    schema_formats.leave_out()
     try:
         code = run(sys.argv[1:] if argv is None else argv)
         sys.stdout.flush()  # here, not at exit: a reader that went away is handled below
