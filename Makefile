@@ -42,7 +42,7 @@ lab: bytecode
 # every other test goes where a worker is free (tests/conftest.py).
 TEST_WORKERS ?= 4
 test: bytecode lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

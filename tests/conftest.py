@@ -389,12 +389,22 @@ def run_cli(
     )
 
 
-# -- test distribution (make test: pytest -n 3 --dist loadgroup) --------------------------------
+# -- test distribution (make test: pytest -n 4 --dist loadgroup --no-loadscope-reorder) ----------
 # A test that uses a module-scoped fixture (a graded class, a running server, a built kit) runs on the
 # worker that built it: all of its file's tests that use one are a group. The course pipeline, the
 # longest file by far, is a group per stage (its course fixture is session-scoped: a worker builds the
 # nbgrader course once, whichever stages it gets). Every other test goes to whichever worker is free,
 # so that no long file becomes one worker's serial tail. Without xdist the marks do nothing.
+#
+# The order work is handed out in: the machine has two cores and four workers. Most groups keep the
+# CPU busy (grading a stage); the files of WAITING mostly wait (on a server's time-out, a hub, a
+# cluster). Handed out in collection order, the waiting files ran side by side on all four workers at
+# the end, and the CPU sat idle a tenth of the run. So their tests come in slices, and one slice goes
+# out after every few busy groups: about one worker waits while three keep the CPU busy.
+# Each file: how many slices its tests of no group make (the others are one group already), in the
+# order they go out: the longest first.
+WAITING = {"test_jupyterhub": 1, "test_gallery": 3, "test_clinic_evidence": 2, "test_grading_cluster": 1}
+WAITING |= {"test_root_cause": 2}
 
 
 def _uses_module_fixture(item: pytest.Item) -> bool:
@@ -403,15 +413,59 @@ def _uses_module_fixture(item: pytest.Item) -> bool:
     return any(d and d[-1].scope == "module" for d in defs)
 
 
+def _module_name(item: pytest.Item) -> str:
+    module = getattr(item, "module", None)
+    return module.__name__ if module is not None else item.nodeid.split("::")[0]
+
+
+def _group(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    return str(marker.args[0]) if marker is not None and marker.args else None
+
+
+def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` in the order xdist (``--no-loadscope-reorder``) hands their groups out: the busy groups,
+    largest first (xdist's own order), a slice of a WAITING file after every few of them, then the
+    tests of no group in their files' order."""
+    units: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        units.setdefault(_group(item) or item.nodeid, []).append(item)
+    grouped = [unit for unit in units.values() if _group(unit[0]) is not None]
+    rank = {name: at for at, name in enumerate(WAITING)}
+    waiting = [unit for unit in grouped if _module_name(unit[0]).rpartition(".")[2] in rank]
+    waiting.sort(key=lambda unit: rank[_module_name(unit[0]).rpartition(".")[2]])
+    busy = sorted((unit for unit in grouped if unit not in waiting), key=lambda unit: -len(unit))
+    order: list[list[pytest.Item]] = []
+    every = max(1, len(busy) // max(1, len(waiting)))
+    for at, unit in enumerate(busy):
+        if at % every == 0 and waiting:
+            order.append(waiting.pop(0))
+        order.append(unit)
+    order += waiting
+    order += [unit for unit in units.values() if _group(unit[0]) is None]
+    return [item for unit in order for item in unit]
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks to group the tests
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    counts: dict[str, int] = {}
     for item in items:
-        module = getattr(item, "module", None)
-        group = module.__name__ if module is not None else item.nodeid.split("::")[0]
+        group = _module_name(item)
+        name = group.rpartition(".")[2]
         if group.endswith("test_course_pipeline"):
             callspec = getattr(item, "callspec", None)
             stage = str(callspec.params.get("name", "")) if callspec is not None else ""
             group += f"-{stage[:2] or 'course'}"
+        elif WAITING.get(name, 1) > 1 and not _uses_module_fixture(item):
+            counts[name] = counts.get(name, 0) + 1  # a slice of the file, as counted below
+            continue
         elif not _uses_module_fixture(item):
             continue
         item.add_marker(pytest.mark.xdist_group(group))
+    seen: dict[str, int] = {}
+    for item in items:  # the WAITING files in slices of consecutive tests
+        name = _module_name(item).rpartition(".")[2]
+        if name in counts and _group(item) is None:
+            index = seen[name] = seen.get(name, -1) + 1
+            item.add_marker(pytest.mark.xdist_group(f"{name}-{index * WAITING[name] // counts[name]}"))
+    items[:] = handout_order(items)
