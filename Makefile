@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 # The venv, made again only when pyproject.toml changes: with uv (pinned, installed into
 # build/bootstrap/ on first use) when it can be had, with pip otherwise (MCP_LAB_INSTALLER=pip forces
 # it); one line of progress, the installers' output in build/logs/ (shown only if it fails).
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup/make_venv.py
 	@$(PYTHON) setup/make_venv.py $(VENV) -e '.[test]'
 	@touch $(STAMP)
 
