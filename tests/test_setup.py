@@ -205,3 +205,38 @@ def test_make_test_keeps_a_test_file_on_one_worker(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert len(setups.read_text().split()) == 1, setups.read_text()
+
+
+BUSY_FILE = """import pytest
+@pytest.fixture(scope='module')
+def built():
+    return 1
+@pytest.mark.parametrize('n', range({count}))
+def test_it(built, n):
+    pass
+"""
+HANDOUT_SUITE = {
+    "conftest.py": GROUPED_SUITE["conftest.py"],
+    # A file of tests.conftest.WAITING (three slices), six busy groups of 10 to 5 tests, one test alone.
+    "test_gallery.py": "import pytest\n@pytest.mark.parametrize('n', range(9))\ndef test_exhibit(n):\n    pass\n",
+    **{f"test_busy_{n}.py": BUSY_FILE.format(count=10 - n) for n in range(6)},
+    "test_single.py": "def test_one():\n    pass\n",
+}
+
+
+def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_path: Path) -> None:
+    """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
+    sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
+    then the tests of no group, so that the waiting files never fill all four workers at once."""
+    for name, text in HANDOUT_SUITE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
+    done = subprocess.run([*command, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert len(collected) == len(set(collected)) == 9 + sum(10 - n for n in range(6)) + 1
+    files = [line.split("::")[0] for line in collected]
+    runs = [name for at, name in enumerate(files) if at == 0 or files[at - 1] != name]
+    busy = [f"test_busy_{n}.py" for n in range(6)]
+    slice_ = "test_gallery.py"
+    assert runs == [slice_, *busy[:2], slice_, *busy[2:4], slice_, *busy[4:], "test_single.py"]
