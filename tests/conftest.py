@@ -426,7 +426,7 @@ def _group(item: pytest.Item) -> str | None:
 def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist (``--no-loadscope-reorder``) hands their groups out: the busy groups,
     largest first (xdist's own order), a slice of a WAITING file after every few of them, then the
-    tests of no group in their files' order."""
+    tests of no group, one file's after another's in turn (a file's waits do not pile up either)."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(_group(item) or item.nodeid, []).append(item)
@@ -442,13 +442,17 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
             order.append(waiting.pop(0))
         order.append(unit)
     order += waiting
-    order += [unit for unit in units.values() if _group(unit[0]) is None]
+    alone: dict[str, list[list[pytest.Item]]] = {}
+    for unit in units.values():
+        if _group(unit[0]) is None:
+            alone.setdefault(_module_name(unit[0]), []).append(unit)
+    order += [unit for turn in itertools.zip_longest(*alone.values()) for unit in turn if unit is not None]
     return [item for unit in order for item in unit]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks to group the tests
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    counts: dict[str, int] = {}
+    sliced: dict[str, int] = {}
     for item in items:
         group = _module_name(item)
         name = group.rpartition(".")[2]
@@ -457,15 +461,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             stage = str(callspec.params.get("name", "")) if callspec is not None else ""
             group += f"-{stage[:2] or 'course'}"
         elif WAITING.get(name, 1) > 1 and not _uses_module_fixture(item):
-            counts[name] = counts.get(name, 0) + 1  # a slice of the file, as counted below
-            continue
+            # A WAITING file in slices, its tests dealt round: a parametrized test's long cases share out.
+            sliced[name] = sliced.get(name, -1) + 1
+            group = f"{name}-{sliced[name] % WAITING[name]}"
         elif not _uses_module_fixture(item):
             continue
         item.add_marker(pytest.mark.xdist_group(group))
-    seen: dict[str, int] = {}
-    for item in items:  # the WAITING files in slices of consecutive tests
-        name = _module_name(item).rpartition(".")[2]
-        if name in counts and _group(item) is None:
-            index = seen[name] = seen.get(name, -1) + 1
-            item.add_marker(pytest.mark.xdist_group(f"{name}-{index * WAITING[name] // counts[name]}"))
     items[:] = handout_order(items)

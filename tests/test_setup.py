@@ -217,26 +217,32 @@ def test_it(built, n):
 """
 HANDOUT_SUITE = {
     "conftest.py": GROUPED_SUITE["conftest.py"],
-    # A file of tests.conftest.WAITING (three slices), six busy groups of 10 to 5 tests, one test alone.
+    # A file of tests.conftest.WAITING (three slices), six busy groups of 10 to 5 tests, two files of tests
+    # of no group.
     "test_gallery.py": "import pytest\n@pytest.mark.parametrize('n', range(9))\ndef test_exhibit(n):\n    pass\n",
     **{f"test_busy_{n}.py": BUSY_FILE.format(count=10 - n) for n in range(6)},
-    "test_single.py": "def test_one():\n    pass\n",
+    **{f"test_single_{n}.py": "def test_one():\n    pass\ndef test_two():\n    pass\n" for n in range(2)},
 }
 
 
 def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_path: Path) -> None:
     """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
     sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
-    then the tests of no group, so that the waiting files never fill all four workers at once."""
+    then the tests of no group, a file's after another's in turn, so that the waiting files never fill all
+    four workers at once."""
     for name, text in HANDOUT_SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
     done = subprocess.run([*command, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     collected = [line for line in done.stdout.splitlines() if "::" in line]
-    assert len(collected) == len(set(collected)) == 9 + sum(10 - n for n in range(6)) + 1
+    assert len(collected) == len(set(collected)) == 9 + sum(10 - n for n in range(6)) + 4
     files = [line.split("::")[0] for line in collected]
     runs = [name for at, name in enumerate(files) if at == 0 or files[at - 1] != name]
     busy = [f"test_busy_{n}.py" for n in range(6)]
     slice_ = "test_gallery.py"
-    assert runs == [slice_, *busy[:2], slice_, *busy[2:4], slice_, *busy[4:], "test_single.py"]
+    alone = ["test_single_0.py", "test_single_1.py"] * 2
+    assert runs == [slice_, *busy[:2], slice_, *busy[2:4], slice_, *busy[4:], *alone]
+    # The slices are dealt round: each has every third of the file's tests.
+    exhibits = [line.partition("[")[2] for line in collected if line.startswith(slice_)]
+    assert exhibits[:3] == ["0]", "3]", "6]"], exhibits
