@@ -32,15 +32,15 @@ lab: bytecode
 # server that hangs, a timeout that must fire), and the extra workers fill the idle core-time; the
 # tests judge timing with margins, or on the time a process could run (its CPU waits taken off), as
 # on a busy machine. Measured one after the other on this machine: 3 workers 18 min 46 s, 4 workers
-# 16 min 51 s (the cores 88% busy); 4 workers beside two CPU hogs, bubblewrap hidden: green, 26 min 06 s.
-# Four failed before the learner's call limits counted CPU waits. With the bytecode kept (make
-# bytecode, the runtimes' own): 4 workers 15 min 11 s; 5 workers 15 min 21 s (the cores 93% busy).
-# With jsonschema's format libraries left out: 4 workers 14 min 13 s, 14 min 11 s, then 15 min 17 s and
-# 15 min 12 s (every long fixture 10-15% slower then); beside two CPU hogs, bubblewrap hidden: green,
-# 22 min 35 s.
-# Tests that share a module fixture stay on one worker, the course pipeline is a group per stage,
-# every other test goes where a worker is free (tests/conftest.py).
-TEST_WORKERS ?= 4
+# 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green.
+# The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
+# largest first, a slice of a file that mostly waits after every few of them, then the other tests a
+# file at a time in turn; in xdist's own order the waiting files met on all four workers at the end.
+# The suite needs 1700-1900 core-seconds. Two runs of the same tests in a row took 15 min 13 s and
+# 16 min 48 s, the second 11% more core-seconds for the same work: this machine's own speed varies
+# (a fixed Python loop took 0.62 s before that run and 1.05 s after it). What was cut, and by how much:
+# tests/conftest.py (the hand-out order), setup/make_venv.py (the editable install), the guard's start.
+# Tests that share a module fixture stay on one worker, the course pipeline is a group per stage.
 test: bytecode lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
 
