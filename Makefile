@@ -41,6 +41,7 @@ lab: bytecode
 # (a fixed Python loop took 0.62 s before that run and 1.05 s after it). What was cut, and by how much:
 # tests/conftest.py (the hand-out order), setup/make_venv.py (the editable install), the guard's start.
 # Tests that share a module fixture stay on one worker, the course pipeline is a group per stage.
+TEST_WORKERS ?= 4
 test: bytecode lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
 
