@@ -32,7 +32,7 @@ lab: bytecode
 # server that hangs, a timeout that must fire), and the extra workers fill the idle core-time; the
 # tests judge timing with margins, or on the time a process could run (its CPU waits taken off), as
 # on a busy machine. Measured one after the other on this machine: 3 workers 18 min 46 s, 4 workers
-# 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green.
+# 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green (24 min 33 s).
 # The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
 # largest first, a slice of a file that mostly waits after every few of them, then the other tests a
 # file at a time in turn; in xdist's own order the waiting files met on all four workers at the end.
