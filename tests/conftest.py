@@ -418,6 +418,11 @@ def _module_name(item: pytest.Item) -> str:
     return module.__name__ if module is not None else item.nodeid.split("::")[0]
 
 
+def _file(item: pytest.Item) -> str:
+    """The test file's module name without its package: the key of WAITING."""
+    return _module_name(item).rpartition(".")[2]
+
+
 def _group(item: pytest.Item) -> str | None:
     marker = item.get_closest_marker("xdist_group")
     return str(marker.args[0]) if marker is not None and marker.args else None
@@ -432,9 +437,8 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
         units.setdefault(_group(item) or item.nodeid, []).append(item)
     grouped = [unit for unit in units.values() if _group(unit[0]) is not None]
     rank = {name: at for at, name in enumerate(WAITING)}
-    waiting = [unit for unit in grouped if _module_name(unit[0]).rpartition(".")[2] in rank]
-    waiting.sort(key=lambda unit: rank[_module_name(unit[0]).rpartition(".")[2]])
-    busy = sorted((unit for unit in grouped if unit not in waiting), key=lambda unit: -len(unit))
+    waiting = sorted((unit for unit in grouped if _file(unit[0]) in rank), key=lambda unit: rank[_file(unit[0])])
+    busy = sorted((unit for unit in grouped if _file(unit[0]) not in rank), key=lambda unit: -len(unit))
     order: list[list[pytest.Item]] = []
     every = max(1, len(busy) // max(1, len(waiting)))
     for at, unit in enumerate(busy):
@@ -454,8 +458,7 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     sliced: dict[str, int] = {}
     for item in items:
-        group = _module_name(item)
-        name = group.rpartition(".")[2]
+        group, name = _module_name(item), _file(item)
         if group.endswith("test_course_pipeline"):
             callspec = getattr(item, "callspec", None)
             stage = str(callspec.params.get("name", "")) if callspec is not None else ""
