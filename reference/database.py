@@ -14,10 +14,8 @@ writes: it opens the file through a ``mode=ro`` URI, so even a bug cannot change
 
 from __future__ import annotations
 
-import csv
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -41,6 +39,10 @@ def build(path: Path | str | None = None) -> Path:
     The file is written under a temporary name and moved into place, so a server starting at the
     same moment sees either no file or a complete one, never half a database.
     """
+    # Here, not at the top: every server imports this module to open the shop, and builds it at most
+    # once (tempfile brings shutil, random and bz2: a few ms of each start).
+    import tempfile
+
     target = Path(path) if path is not None else default_path()
     if not SCHEMA.is_file():
         raise FileNotFoundError(
@@ -67,6 +69,8 @@ def build(path: Path | str | None = None) -> Path:
 
 
 def _load_csv(conn: sqlite3.Connection, table: str, csv_path: Path) -> None:
+    import csv  # as tempfile in build: only a build reads the seed
+
     with open(csv_path, newline="", encoding="utf-8") as f:
         rows = csv.reader(f)
         header = next(rows)
