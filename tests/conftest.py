@@ -431,7 +431,8 @@ def _group(item: pytest.Item) -> str | None:
 def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist (``--no-loadscope-reorder``) hands their groups out: the busy groups,
     largest first (xdist's own order), a slice of a WAITING file after every few of them, then the
-    tests of no group, one file's after another's in turn (a file's waits do not pile up either)."""
+    tests of no group: those marked ``long`` first, the others one file's after another's in turn (a
+    file's waits do not pile up either)."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(_group(item) or item.nodeid, []).append(item)
@@ -446,9 +447,13 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
             order.append(waiting.pop(0))
         order.append(unit)
     order += waiting
+    # The long ones first: handed out last, one of them kept a worker busy (mostly waiting) for 40 s
+    # after the other three had run out of work, half the CPU idle.
     alone: dict[str, list[list[pytest.Item]]] = {}
     for unit in units.values():
-        if _group(unit[0]) is None:
+        if _group(unit[0]) is None and unit[0].get_closest_marker("long") is not None:
+            order.append(unit)
+        elif _group(unit[0]) is None:
             alone.setdefault(_module_name(unit[0]), []).append(unit)
     order += [unit for turn in itertools.zip_longest(*alone.values()) for unit in turn if unit is not None]
     return [item for unit in order for item in unit]

@@ -292,6 +292,7 @@ def silent_listener() -> Iterator[str]:
         server.close()
 
 
+@pytest.mark.long
 def test_a_server_that_never_answers_gets_its_verdicts_in_bounded_time() -> None:
     with silent_listener() as url:
         start = time.monotonic()

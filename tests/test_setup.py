@@ -110,6 +110,7 @@ def test_the_uv_path_makes_a_working_venv_with_pip_in_it(tmp_path: Path, uv: str
     assert list((venv / "lib").glob("python3*/site-packages/__pycache__/six.*.pyc"))
 
 
+@pytest.mark.long
 def test_the_pip_path_when_asked_for(tmp_path: Path) -> None:
     wheel = str(tiny_wheel(tmp_path))
     done = set_up(tmp_path, wheel, MCP_LAB_INSTALLER="pip")
@@ -187,6 +188,7 @@ GROUPED_SUITE = {
 }
 
 
+@pytest.mark.long
 def test_make_test_keeps_a_test_file_on_one_worker(tmp_path: Path) -> None:
     """make test's --dist loadgroup sends each file's tests to one worker (tests/conftest.py marks them), so
     a module fixture (the cheats' class graded, the repairs' verdicts: minutes each) is built once. A
@@ -215,34 +217,37 @@ def built():
 def test_it(built, n):
     pass
 """
+SINGLE_FILE = "import pytest\ndef test_one():\n    pass\ndef test_two():\n    pass\n"
 HANDOUT_SUITE = {
     "conftest.py": GROUPED_SUITE["conftest.py"],
     # A file of tests.conftest.WAITING (three slices), six busy groups of 10 to 5 tests, two files of tests
-    # of no group.
+    # of no group, the second with a test marked long at its end.
     "test_gallery.py": "import pytest\n@pytest.mark.parametrize('n', range(9))\ndef test_exhibit(n):\n    pass\n",
     **{f"test_busy_{n}.py": BUSY_FILE.format(count=10 - n) for n in range(6)},
-    **{f"test_single_{n}.py": "def test_one():\n    pass\ndef test_two():\n    pass\n" for n in range(2)},
+    **{f"test_single_{n}.py": SINGLE_FILE for n in range(2)},
 }
+HANDOUT_SUITE["test_single_1.py"] += "@pytest.mark.long\ndef test_long():\n    pass\n"
 
 
 def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_path: Path) -> None:
     """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
     sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
-    then the tests of no group, a file's after another's in turn, so that the waiting files never fill all
-    four workers at once."""
+    then the tests of no group (those marked long first, the others a file's after another's in turn), so
+    that the waiting files never fill all four workers at once and no long test is the run's tail."""
     for name, text in HANDOUT_SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
     done = subprocess.run([*command, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     collected = [line for line in done.stdout.splitlines() if "::" in line]
-    assert len(collected) == len(set(collected)) == 9 + sum(10 - n for n in range(6)) + 4
+    assert len(collected) == len(set(collected)) == 9 + sum(10 - n for n in range(6)) + 5
     files = [line.split("::")[0] for line in collected]
     runs = [name for at, name in enumerate(files) if at == 0 or files[at - 1] != name]
     busy = [f"test_busy_{n}.py" for n in range(6)]
     slice_ = "test_gallery.py"
-    alone = ["test_single_0.py", "test_single_1.py"] * 2
+    alone = ["test_single_1.py", *["test_single_0.py", "test_single_1.py"] * 2]
     assert runs == [slice_, *busy[:2], slice_, *busy[2:4], slice_, *busy[4:], *alone]
+    assert collected[-5] == "test_single_1.py::test_long", collected[-5:]
     # The slices are dealt round: each has every third of the file's tests.
     exhibits = [line.partition("[")[2] for line in collected if line.startswith(slice_)]
     assert exhibits[:3] == ["0]", "3]", "6]"], exhibits
