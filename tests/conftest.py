@@ -430,9 +430,9 @@ def _group(item: pytest.Item) -> str | None:
 
 def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist (``--no-loadscope-reorder``) hands their groups out: the busy groups,
-    largest first (xdist's own order), a slice of a WAITING file after every few of them, then the
-    tests of no group: those marked ``long`` first, the others one file's after another's in turn (a
-    file's waits do not pile up either)."""
+    largest first (xdist's own order), with a unit that mostly waits after every few of them (a slice of
+    a WAITING file, or a test of no group marked ``long``), then the other tests of no group, one file's
+    after another's in turn (a file's waits do not pile up either)."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(_group(item) or item.nodeid, []).append(item)
@@ -440,20 +440,23 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     rank = {name: at for at, name in enumerate(WAITING)}
     waiting = sorted((unit for unit in grouped if _file(unit[0]) in rank), key=lambda unit: rank[_file(unit[0])])
     busy = sorted((unit for unit in grouped if _file(unit[0]) not in rank), key=lambda unit: -len(unit))
+    # The long tests of no group went out last once: one kept a worker busy (mostly waiting) for 40 s
+    # after the other three had run out of work; then all of them first of the tests of no group, and
+    # four waited side by side. So they are spread as the slices are: each list dealt over the whole run.
+    long = [unit for unit in units.values() if _group(unit[0]) is None and unit[0].get_closest_marker("long")]
+    share = [(at / len(waiting), unit) for at, unit in enumerate(waiting)]
+    share += [(at / len(long), unit) for at, unit in enumerate(long)]
+    extras = [unit for _, unit in sorted(share, key=lambda pair: pair[0])]
     order: list[list[pytest.Item]] = []
-    every = max(1, len(busy) // max(1, len(waiting)))
+    every = max(1, len(busy) // max(1, len(extras)))
     for at, unit in enumerate(busy):
-        if at % every == 0 and waiting:
-            order.append(waiting.pop(0))
+        if at % every == 0 and extras:
+            order.append(extras.pop(0))
         order.append(unit)
-    order += waiting
-    # The long ones first: handed out last, one of them kept a worker busy (mostly waiting) for 40 s
-    # after the other three had run out of work, half the CPU idle.
+    order += extras
     alone: dict[str, list[list[pytest.Item]]] = {}
     for unit in units.values():
-        if _group(unit[0]) is None and unit[0].get_closest_marker("long") is not None:
-            order.append(unit)
-        elif _group(unit[0]) is None:
+        if _group(unit[0]) is None and unit not in long:
             alone.setdefault(_module_name(unit[0]), []).append(unit)
     order += [unit for turn in itertools.zip_longest(*alone.values()) for unit in turn if unit is not None]
     return [item for unit in order for item in unit]

@@ -232,8 +232,9 @@ HANDOUT_SUITE["test_single_1.py"] += "@pytest.mark.long\ndef test_long():\n    p
 def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_path: Path) -> None:
     """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
     sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
-    then the tests of no group (those marked long first, the others a file's after another's in turn), so
-    that the waiting files never fill all four workers at once and no long test is the run's tail."""
+    and a test marked long among them as a slice is, then the other tests of no group, a file's after
+    another's in turn, so that the waiting files never fill all four workers at once and no long test is
+    the run's tail."""
     for name, text in HANDOUT_SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
@@ -245,9 +246,10 @@ def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_
     runs = [name for at, name in enumerate(files) if at == 0 or files[at - 1] != name]
     busy = [f"test_busy_{n}.py" for n in range(6)]
     slice_ = "test_gallery.py"
-    alone = ["test_single_1.py", *["test_single_0.py", "test_single_1.py"] * 2]
-    assert runs == [slice_, *busy[:2], slice_, *busy[2:4], slice_, *busy[4:], *alone]
-    assert collected[-5] == "test_single_1.py::test_long", collected[-5:]
+    long = "test_single_1.py"  # its test marked long goes out between the busy groups, as a slice does
+    alone = ["test_single_0.py", "test_single_1.py"] * 2
+    assert runs == [slice_, busy[0], long, busy[1], slice_, busy[2], slice_, *busy[3:], *alone]
+    assert next(line for line in collected if line.startswith(long)) == f"{long}::test_long", collected
     # The slices are dealt round: each has every third of the file's tests.
     exhibits = [line.partition("[")[2] for line in collected if line.startswith(slice_)]
     assert exhibits[:3] == ["0]", "3]", "6]"], exhibits
