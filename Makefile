@@ -34,11 +34,13 @@ lab: bytecode
 # on a busy machine. Measured one after the other on this machine: 3 workers 18 min 46 s, 4 workers
 # 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green (24 min 33 s).
 # The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
-# largest first, a slice of a file that mostly waits after every few of them, then the other tests a
-# file at a time in turn; in xdist's own order the waiting files met on all four workers at the end.
-# The suite needs 1700-1900 core-seconds. Two runs of the same tests in a row took 15 min 13 s and
+# largest first, a slice of a file that mostly waits, or a long test of no group (marked long), after
+# every few of them, then the other tests a file at a time in turn; in xdist's own order the waiting
+# files met on all four workers at the end, and a long test handed out last was the run's tail.
+# The suite needs 1600-1900 core-seconds. Two runs of the same tests in a row took 15 min 13 s and
 # 16 min 48 s, the second 11% more core-seconds for the same work: this machine's own speed varies
-# (a fixed Python loop took 0.62 s before that run and 1.05 s after it). What was cut, and by how much:
+# (a fixed Python loop took 0.62 s before that run and 1.05 s after it). The last two runs: 14 min 46 s
+# and 14 min 30 s, the four workers ending within 4 s of each other. What was cut, and by how much:
 # tests/conftest.py (the hand-out order), setup/make_venv.py (the editable install), the guard's start.
 # Tests that share a module fixture stay on one worker, the course pipeline is a group per stage.
 TEST_WORKERS ?= 4
