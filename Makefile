@@ -34,7 +34,7 @@ lab: bytecode
 # on a busy machine. Measured one after the other on this machine: 3 workers 18 min 46 s, 4 workers
 # 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green (24 min 33 s).
 # The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
-# largest first, a slice of a file that mostly waits, or a long test of no group (marked long), after
+# largest first, a slice of a file that mostly waits, or a slow test of no group (marked slow), after
 # every few of them, then the other tests a file at a time in turn; in xdist's own order the waiting
 # files met on all four workers at the end, and a long test handed out last was the run's tail.
 # The suite needs 1600-1900 core-seconds. Two runs of the same tests in a row took 15 min 13 s and

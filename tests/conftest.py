@@ -431,7 +431,7 @@ def _group(item: pytest.Item) -> str | None:
 def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist (``--no-loadscope-reorder``) hands their groups out: the busy groups,
     largest first (xdist's own order), with a unit that mostly waits after every few of them (a slice of
-    a WAITING file, or a test of no group marked ``long``), then the other tests of no group, one file's
+    a WAITING file, or a test of no group marked ``slow``), then the other tests of no group, one file's
     after another's in turn (a file's waits do not pile up either)."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
@@ -440,12 +440,18 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     rank = {name: at for at, name in enumerate(WAITING)}
     waiting = sorted((unit for unit in grouped if _file(unit[0]) in rank), key=lambda unit: rank[_file(unit[0])])
     busy = sorted((unit for unit in grouped if _file(unit[0]) not in rank), key=lambda unit: -len(unit))
-    # The long tests of no group went out last once: one kept a worker busy (mostly waiting) for 40 s
-    # after the other three had run out of work; then all of them first of the tests of no group, and
-    # four waited side by side. So they are spread as the slices are: each list dealt over the whole run.
-    long = [unit for unit in units.values() if _group(unit[0]) is None and unit[0].get_closest_marker("long")]
+    # The slow tests of no group are spread as the slices are, each list dealt over the whole run: handed
+    # out last, one kept a worker waiting 40 s after the other three had run dry; handed out together,
+    # four waited side by side.
+    slow: list[list[pytest.Item]] = []
+    alone: dict[str, list[list[pytest.Item]]] = {}
+    for unit in units.values():
+        if _group(unit[0]) is None and unit[0].get_closest_marker("slow"):
+            slow.append(unit)
+        elif _group(unit[0]) is None:
+            alone.setdefault(_module_name(unit[0]), []).append(unit)
     share = [(at / len(waiting), unit) for at, unit in enumerate(waiting)]
-    share += [(at / len(long), unit) for at, unit in enumerate(long)]
+    share += [(at / len(slow), unit) for at, unit in enumerate(slow)]
     extras = [unit for _, unit in sorted(share, key=lambda pair: pair[0])]
     order: list[list[pytest.Item]] = []
     every = max(1, len(busy) // max(1, len(extras)))
@@ -454,10 +460,6 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
             order.append(extras.pop(0))
         order.append(unit)
     order += extras
-    alone: dict[str, list[list[pytest.Item]]] = {}
-    for unit in units.values():
-        if _group(unit[0]) is None and unit not in long:
-            alone.setdefault(_module_name(unit[0]), []).append(unit)
     order += [unit for turn in itertools.zip_longest(*alone.values()) for unit in turn if unit is not None]
     return [item for unit in order for item in unit]
 

@@ -21,7 +21,7 @@ SERVERS = ("reference", "sdk", "echo")
 MEASURES = ("cold_start_ms", "p50_us", "p99_us", "calls_per_s", "peak_rss_mb")
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_quick_run_measures_all_three_servers_in_both_eras() -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--json"],

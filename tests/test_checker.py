@@ -220,7 +220,7 @@ HOSTILE = {
 }
 
 
-@pytest.mark.long
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_servers_get_verdicts_in_bounded_time(name: str) -> None:
     check_id, status, bound = HOSTILE[name]
@@ -244,7 +244,7 @@ def test_exits_at_once_shows_its_stderr() -> None:
     assert "cannot find config.toml" in init["evidence"]["stderr_tail"]
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_forked_grandchild_and_ignored_sigterm_leave_nothing_behind(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     report, code, elapsed = check_json([sys.executable, str(SERVERS / "fork_ignore_term.py"), str(pid_file)])

@@ -292,7 +292,7 @@ def silent_listener() -> Iterator[str]:
         server.close()
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_a_server_that_never_answers_gets_its_verdicts_in_bounded_time() -> None:
     with silent_listener() as url:
         start = time.monotonic()

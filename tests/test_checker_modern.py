@@ -266,7 +266,7 @@ BUSY_START = (
 )
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_a_server_still_starting_on_the_cpu_is_waited_for_not_taken_for_silent(shop_db: Path) -> None:
     """On a busy machine a server may take longer than the probe's timeout to start: while it works
     (and writes nothing) the probe waits on, so it is judged modern, not a legacy server ignoring it."""

@@ -60,7 +60,7 @@ def test_a_call_past_the_call_timeout_is_cancelled_and_the_checks_go_on(tmp_path
     assert "once the tool call(s) in flight ended" in found["exit-on-eof"]["summary"]
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_a_server_that_never_exits_is_told_apart(tmp_path: Path) -> None:
     found = check("--call-timeout", "1", "--", *SLOW, str(tmp_path / "record"), "--seconds", "3", "--never-exit")
     eof = found["exit-on-eof"]

@@ -136,7 +136,7 @@ def test_a_slow_read_only_tool_is_waited_for() -> None:
     assert report["exit-on-eof"]["summary"] == "exited with status 0 after stdin closed"
 
 
-@pytest.mark.long
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
 def test_a_cold_and_a_warm_launcher_give_the_same_verdicts(tmp_path: Path) -> None:
     """npx with an empty npm cache downloads the package: once, in the warm-up start."""

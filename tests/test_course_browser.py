@@ -103,7 +103,7 @@ def shut_down_kernels(base: str) -> None:
             urllib.request.urlopen(request, timeout=30).close()
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_the_inspector_and_validate_work_in_a_real_browser(tmp_path: Path) -> None:
     sync_playwright = browser()
     started = time.monotonic()

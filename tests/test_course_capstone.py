@@ -333,7 +333,7 @@ def test_the_inspector_command_of_the_notebook_from_the_workspace(workspace: Pat
     assert seen[1]["structuredContent"] == {"status": "paid", "count": 341}
 
 
-@pytest.mark.long
+@pytest.mark.slow
 @needs_inspector
 def test_a_server_that_never_answers_costs_bounded_time(tmp_path: Path) -> None:
     """It reads every line and answers none: each cell fails well inside grading's limit for a cell."""

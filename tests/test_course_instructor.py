@@ -44,7 +44,7 @@ def run_script(lines: list[str], course: Path) -> subprocess.CompletedProcess[st
     )
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_the_readme_instructor_example_runs(tmp_path: Path) -> None:
     lines = instructor_block()
     cut = next(i for i, line in enumerate(lines) if line.startswith("# collect"))

@@ -70,7 +70,7 @@ def http(url: str, data: dict[str, str] | None = None, timeout: float = 120) -> 
         return exc.code, exc.read().decode("utf-8", "replace")
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_the_lab_serves_the_workspace_with_validate_and_without_formgrader(tmp_path: Path) -> None:
     log = tmp_path / "lab.log"
     lab = start_lab(tmp_path / "workspace", log)

@@ -44,7 +44,7 @@ def test_a_slow_tool_is_not_a_flush_problem(tmp_path: Path) -> None:
     assert found["tools-call-result"]["status"] == "pass", found["tools-call-result"]
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_replies_held_until_stdin_closes_are_a_missing_flush() -> None:
     # Only initialize is flushed; every later reply comes out when the process exits at EOF.
     report, code = check([sys.executable, str(SERVERS / "flushes_once.py")])

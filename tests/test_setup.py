@@ -110,7 +110,7 @@ def test_the_uv_path_makes_a_working_venv_with_pip_in_it(tmp_path: Path, uv: str
     assert list((venv / "lib").glob("python3*/site-packages/__pycache__/six.*.pyc"))
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_the_pip_path_when_asked_for(tmp_path: Path) -> None:
     wheel = str(tiny_wheel(tmp_path))
     done = set_up(tmp_path, wheel, MCP_LAB_INSTALLER="pip")
@@ -188,7 +188,7 @@ GROUPED_SUITE = {
 }
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_make_test_keeps_a_test_file_on_one_worker(tmp_path: Path) -> None:
     """make test's --dist loadgroup sends each file's tests to one worker (tests/conftest.py marks them), so
     a module fixture (the cheats' class graded, the repairs' verdicts: minutes each) is built once. A
@@ -221,19 +221,19 @@ SINGLE_FILE = "import pytest\ndef test_one():\n    pass\ndef test_two():\n    pa
 HANDOUT_SUITE = {
     "conftest.py": GROUPED_SUITE["conftest.py"],
     # A file of tests.conftest.WAITING (three slices), six busy groups of 10 to 5 tests, two files of tests
-    # of no group, the second with a test marked long at its end.
+    # of no group, the second with a test marked slow at its end.
     "test_gallery.py": "import pytest\n@pytest.mark.parametrize('n', range(9))\ndef test_exhibit(n):\n    pass\n",
     **{f"test_busy_{n}.py": BUSY_FILE.format(count=10 - n) for n in range(6)},
     **{f"test_single_{n}.py": SINGLE_FILE for n in range(2)},
 }
-HANDOUT_SUITE["test_single_1.py"] += "@pytest.mark.long\ndef test_long():\n    pass\n"
+HANDOUT_SUITE["test_single_1.py"] += "@pytest.mark.slow\ndef test_long():\n    pass\n"
 
 
 def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_path: Path) -> None:
     """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
     sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
-    and a test marked long among them as a slice is, then the other tests of no group, a file's after
-    another's in turn, so that the waiting files never fill all four workers at once and no long test is
+    and a test marked slow among them as a slice is, then the other tests of no group, a file's after
+    another's in turn, so that the waiting files never fill all four workers at once and no slow test is
     the run's tail."""
     for name, text in HANDOUT_SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -246,7 +246,7 @@ def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_
     runs = [name for at, name in enumerate(files) if at == 0 or files[at - 1] != name]
     busy = [f"test_busy_{n}.py" for n in range(6)]
     slice_ = "test_gallery.py"
-    long = "test_single_1.py"  # its test marked long goes out between the busy groups, as a slice does
+    long = "test_single_1.py"  # its test marked slow goes out between the busy groups, as a slice does
     alone = ["test_single_0.py", "test_single_1.py"] * 2
     assert runs == [slice_, busy[0], long, busy[1], slice_, busy[2], slice_, *busy[3:], *alone]
     assert next(line for line in collected if line.startswith(long)) == f"{long}::test_long", collected
