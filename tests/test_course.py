@@ -301,6 +301,38 @@ def test_a_runtime_carries_the_bytecode_its_processes_load_without_writing_any(
     assert saved or not list(tree.rglob("__pycache__"))  # compiled for the copies, never into the course
 
 
+def test_the_parts_a_grading_runs_side_by_side_share_one_runtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission graded alone runs its cells' parts on threads side by side, and each asks for the
+    stage's runtime as it starts: one is built, and every part gets it (each building its own cost
+    60 ms of CPU a copy, six copies a grading)."""
+    import tempfile
+    import threading
+
+    from grader.course import runtime
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where cached() makes its copies
+    monkeypatch.setattr(runtime, "_BUILT", {})
+    start = threading.Barrier(6)
+    got: list[Path] = []
+
+    def part() -> None:
+        start.wait()
+        got.append(runtime.cached("06"))
+
+    threads = [threading.Thread(target=part) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    try:
+        assert len(got) == 6 and len(set(got)) == 1, got
+        assert [p.name for p in tmp_path.iterdir()] == [got[0].parent.name]
+    finally:
+        assert runtime.clear() == 1
+
+
 def test_stage_11s_server_refuses_the_course_database_by_the_learners_own_rule(tmp_path: Path) -> None:
     """--allow-writes on the course's database: the learner's writable_copy refuses it, the server says why
     in its last line and exits 2 (nothing written); on a copy it serves, and stdin's end ends it with 0."""

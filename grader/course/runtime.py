@@ -34,6 +34,7 @@ import os
 import py_compile
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,6 +216,10 @@ def _fitting(pyc: Path, source: Path) -> bytes | None:
 
 
 _BUILT: dict[tuple[int, str], Path] = {}  # (the process that built it, the stage) -> its runtime
+# A grading runs a submission's cell parts on threads side by side, and each asks for the runtime
+# at its start: without the lock, each built a copy of its own (six where one would do, 60 ms of
+# CPU each), and all but the last went unrecorded until the sweep after the process.
+_BUILDING = threading.Lock()
 PREFIX = "mcp-lab-runtime-"
 
 
@@ -223,12 +228,13 @@ def cached(stage: str) -> Path:
     0700; removed by :func:`clear` or at exit). A forked process builds its own: the name says whose
     (``mcp-lab-runtime-STAGE-PID-...``), so the process that forked it can remove what a crash left."""
     key = (os.getpid(), stage)
-    if key not in _BUILT:
-        if not any(pid == key[0] for pid, _ in _BUILT):
-            atexit.register(clear)
-        root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{stage}-{key[0]}-"))
-        _BUILT[key] = build(stage, root / "runtime")
-    return _BUILT[key]
+    with _BUILDING:
+        if key not in _BUILT:
+            if not any(pid == key[0] for pid, _ in _BUILT):
+                atexit.register(clear)
+            root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{stage}-{key[0]}-"))
+            _BUILT[key] = build(stage, root / "runtime")
+        return _BUILT[key]
 
 
 def clear(pid: int | None = None) -> int:
