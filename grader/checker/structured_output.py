@@ -36,10 +36,20 @@ CHECK = "structured-output"
 FIRST_REVISION = "2025-06-18"
 
 
+# One validator per schema, the schema checked once: checking a schema against its dialect's
+# metaschema ($dynamicRef and all) was most of a checker run's jsonschema time, and a session
+# judges every result of a tool against the same schema. Keyed by the schema's JSON text (a dict
+# is not hashable); a schema that fails the check is not kept, so it raises again.
+_VALIDATORS: dict[str, Any] = {}
+
+
 def _validator(schema: dict[str, Any]) -> Any:
-    cls = validator_for(schema, default=Draft202012Validator)
-    cls.check_schema(schema)  # SchemaError for a schema that is not JSON Schema
-    return cls(schema)
+    key = json.dumps(schema, sort_keys=True)
+    if (validator := _VALIDATORS.get(key)) is None:
+        cls = validator_for(schema, default=Draft202012Validator)
+        cls.check_schema(schema)  # SchemaError for a schema that is not JSON Schema
+        validator = _VALIDATORS[key] = cls(schema)
+    return validator
 
 
 def schema_problem(schema: Any) -> str | None:
