@@ -208,14 +208,15 @@ class ChildProcess:
         except OSError:
             return {}
         found = {}
+        group = str(self.process.pid).encode()
         for name in names:
             if not name.isdigit():
                 continue
             try:
-                with open(f"/proc/{name}/stat", "rb") as stat:
-                    fields = stat.read().rsplit(b")", 1)[1].split()
-                if int(fields[2]) == self.process.pid:
-                    found[name] = fields
+                line = thread_state.read_proc(f"/proc/{name}/stat")
+                rest = line[line.rindex(b")") + 2 :]  # the name, in parentheses, may hold anything
+                if rest.split(b" ", 3)[2] == group:  # the group first: one process in hundreds is ours
+                    found[name] = rest.split()
             except (OSError, IndexError, ValueError):
                 continue
         return found
@@ -310,8 +311,7 @@ class ChildProcess:
         delays = {}
         for thread in threads:
             try:
-                with open(f"{thread}/schedstat", "rb") as stat:
-                    delays[thread] = int(stat.read().split()[1]) / 1e9
+                delays[thread] = int(thread_state.read_proc(f"{thread}/schedstat").split()[1]) / 1e9
             except (OSError, IndexError, ValueError):
                 continue
         return delays
