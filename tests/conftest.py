@@ -464,6 +464,20 @@ def handout_order(items: list[pytest.Item]) -> list[pytest.Item]:
     return [item for unit in order for item in unit]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Any:
+    """Collect with pytest's rewritten test modules saved. Where PYTHONDONTWRITEBYTECODE is set (CI, this
+    machine), pytest rewrote the asserts of every test module again in each worker at each run: about
+    3 s of CPU a worker (``pytest --collect-only``: 6.5 s, 3.8 s once saved). Only collection writes:
+    the tests then import their folders' modules as before, and their children keep the variable."""
+    was = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = was
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks to group the tests
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     sliced: dict[str, int] = {}
