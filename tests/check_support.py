@@ -31,3 +31,21 @@ def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def causes(report: dict[str, Any]) -> dict[str, str]:
     return {c["id"]: c["caused_by"] for c in report["checks"] if "caused_by" in c}
+
+
+def assert_leads_with_its_own_check(report: dict[str, Any], check: str, expect: str) -> None:
+    """A gallery exhibit's report names its root cause: the first check that fails (the first that does
+    not pass, where the exhibit only warns) is the exhibit's own ``check``, no consequence; every check
+    marked ``caused_by`` names a root that fails or warns in the same report and is no consequence
+    itself; roots come first, then consequences, then the checks that pass or were skipped."""
+    wanted = ("fail",) if expect == "fail" else BAD
+    first = next(c for c in report["checks"] if c["status"] in wanted)
+    assert first["id"] == check, f"the report leads with {first['id']}: {first['summary']}"
+    assert "caused_by" not in first
+    found = by_id(report)
+    for check_id, root in causes(report).items():
+        assert found[check_id]["status"] in BAD, check_id
+        assert found[root]["status"] in BAD and "caused_by" not in found[root], (check_id, root)
+        assert found[check_id]["evidence"]["because"], check_id
+    groups = [(c["status"] not in BAD) * 2 or ("caused_by" in c) for c in report["checks"]]
+    assert groups == sorted(groups), [c["id"] for c in report["checks"]]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from check_support import assert_leads_with_its_own_check
 
 from grader import gallery
 from grader.checker.catalogue import CATALOGUE, CHECKS, MODERN_CHECKS
@@ -210,7 +211,8 @@ def checker() -> None:
 
 
 # Three runs of each exhibit: the first must catch its defect, the other two give the same verdicts
-# for every check (a verdict that depends on timing or luck is no verdict).
+# for every check (a verdict that depends on timing or luck is no verdict), and each report leads
+# with the exhibit's own check, its consequences marked with their root (test_root_cause.py).
 @pytest.mark.usefixtures("checker")
 @pytest.mark.parametrize("name", NAMES)
 def test_checker_catches_exhibit_the_same_way_every_time(name: str) -> None:
@@ -222,11 +224,14 @@ def test_checker_catches_exhibit_the_same_way_every_time(name: str) -> None:
     assert got["status"] == exhibit.expect, f"{exhibit.check}: {got['status']}: {got['summary']}"
     if exhibit.expect == "fail":
         assert code == 1
+    assert_leads_with_its_own_check(report, exhibit.check, exhibit.expect)
     first = verdicts(report)
     for _ in range(2):
-        again = verdicts(run_checker(gallery.command(name), *exhibit.options)[0])
+        report = run_checker(gallery.command(name), *exhibit.options)[0]
+        again = verdicts(report)
         changed = {k: (first.get(k), v) for k, v in again.items() if first.get(k) != v}
         assert not changed, f"{name}: verdicts changed between runs (first, now): {changed}"
+        assert_leads_with_its_own_check(report, exhibit.check, exhibit.expect)
 
 
 @pytest.mark.usefixtures("checker")
