@@ -28,22 +28,23 @@ bytecode: $(STAMP)
 lab: bytecode
 	@$(BIN)/mcp-lab lab $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
-# Four workers on this 2-core machine: much of the suite's time is spent waiting on purpose (a
+# Five workers on this 2-core machine: much of the suite's time is spent waiting on purpose (a
 # server that hangs, a timeout that must fire), and the extra workers fill the idle core-time; the
 # tests judge timing with margins, or on the time a process could run (its CPU waits taken off), as
-# on a busy machine. Measured one after the other on this machine: 3 workers 18 min 46 s, 4 workers
-# 16 min 51 s; 5 workers were no faster than 4. Beside two CPU hogs, bubblewrap hidden: green (24 min 33 s).
+# on a busy machine. Measured one after the other on this machine, the same tests: 4 workers
+# 14 min 31 s (76 idle core-seconds), 5 workers 13 min 44 s and 12 min 56 s (24 and 31 idle
+# core-seconds). Beside two CPU hogs, bubblewrap hidden: green.
 # The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
 # largest first, a slice of a file that mostly waits, or a slow test of no group (marked slow), after
 # every few of them, then the other tests a file at a time in turn; in xdist's own order the waiting
-# files met on all four workers at the end, and a long test handed out last was the run's tail.
-# The suite needs 1600-1900 core-seconds. Two runs of the same tests in a row took 15 min 13 s and
-# 16 min 48 s, the second 11% more core-seconds for the same work: this machine's own speed varies
-# (a fixed Python loop took 0.62 s before that run and 1.05 s after it). The last two runs: 14 min 46 s
-# and 14 min 30 s, the four workers ending within 4 s of each other. What was cut, and by how much:
-# tests/conftest.py (the hand-out order), setup/make_venv.py (the editable install), the guard's start.
+# files met on all the workers at the end, and a long test handed out last was the run's tail.
+# The suite needs 1600-1800 core-seconds, and this machine's own speed varies by a tenth from hour to
+# hour (the same commit: 1644 and 1665 busy core-seconds in two runs, 1761 in a third at the same
+# speed of a fixed Python loop). What was cut, and by how much: tests/conftest.py (the hand-out
+# order, rewritten test modules saved), setup/make_venv.py (the editable install), the guard's start,
+# a grading's runtime built once (grader/course/runtime.py), the scan of /proc (reference/child.py).
 # Tests that share a module fixture stay on one worker, the course pipeline is a group per stage.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 5
 test: bytecode lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
 

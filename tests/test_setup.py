@@ -233,7 +233,7 @@ def test_make_test_hands_out_a_waiting_files_slices_between_the_busy_groups(tmp_
     """make test (--no-loadscope-reorder) hands the groups out in collection order, which the suite's hook
     sets: the busy groups largest first, a slice of a file that mostly waits after every few of them,
     and a test marked slow among them as a slice is, then the other tests of no group, a file's after
-    another's in turn, so that the waiting files never fill all four workers at once and no slow test is
+    another's in turn, so that the waiting files never fill all the workers at once and no slow test is
     the run's tail."""
     for name, text in HANDOUT_SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
