@@ -432,3 +432,28 @@ def test_the_course_command_is_flagged_but_a_name_that_contains_it_is_not(text: 
 
     found = [f.kind for f in flags.scan("08", {"answers": text})]
     assert ("answer-key" in found) is flagged, found
+
+
+@pytest.mark.parametrize(
+    ("stage", "text", "flagged"),
+    [
+        # Stage 00's answer key loaded by its path: the sandbox has no such file (the try loses its
+        # points), and the instructor sees the attempt as an import of it by name would show.
+        (
+            "00",
+            "import importlib.util\n"
+            "spec = importlib.util.spec_from_file_location('db', '/home/me/mcp-wire-lab/reference/database.py')\n",
+            True,
+        ),
+        ("01", "SOURCE = open('../reference/framing.pyc', 'rb').read()\n", True),
+        ("02", "NOTES = 'my reference: docs/reference.md and reference/notes.txt'\n", False),
+        ("02", 'def f():\n    """Written after reading reference/framing.py in the lesson."""\n', False),
+    ],
+    ids=["by-path", "bytecode", "other-files", "docstring"],
+)
+def test_the_answer_keys_file_named_by_its_path_is_flagged(stage: str, text: str, flagged: bool) -> None:
+    from grader.grading import flags
+
+    found = flags.scan(stage, {"mine": text})
+    assert ("answer-key" in [f.kind for f in found]) is flagged, found
+    assert not flagged or "names the file of reference." in found[0].why, found

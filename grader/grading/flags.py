@@ -52,6 +52,10 @@ _DYNAMIC = {"exec", "eval", "compile", "__import__"}
 # (the checker's probe notification "notifications/mcp-lab/unknown" is a fair clinic reproducer).
 _COMMAND = re.compile(r"(?<![\w/-])mcp-lab\s+(serve|clinic|gallery|course)\b")
 _PROGRAM = re.compile(r"^\s*(\S*/)?mcp-lab\s*$")
+# The answer key's file named by its path (loaded with importlib's spec_from_file_location, read and
+# exec'd): graded, the sandbox shows no such file, and the try loses its points, but it is an attempt
+# the instructor should see, as an import of the module by its name is.
+_REFERENCE_FILE = re.compile(r"(?:^|[/\\])reference[/\\](\w+)\.pyc?(?!\w)")
 ENCODED = 1024  # characters of a base64 or hex literal that are data the scan cannot read
 _ENCODED = re.compile(r"^[A-Za-z0-9+/=_\-\s]+$")
 
@@ -200,6 +204,10 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
                     flags.append(Flag("answer-key", f"{where} mentions {value[:60]!r}"))
                 elif _PROGRAM.match(value):
                     flags.append(Flag("answer-key", f"{where} names the course's command {value[:60]!r}"))
+                for module in _REFERENCE_FILE.findall(value):
+                    flag = _imported_as(where, f"reference.{module}", allowed, lent)
+                    if flag is not None:
+                        flags.append(Flag("answer-key", flag.why.replace(" imports ", " names the file of ", 1)))
                 hits = [w for w in _COURSE_WORDS if w in value]
                 if hits:
                     flags.append(Flag("course-files", f"{where} mentions {value[:60]!r}"))
