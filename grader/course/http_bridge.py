@@ -145,6 +145,11 @@ class HttpBridge:
         while not self.started.wait(0.05):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 break
+        if not self.started.is_set() and self.process.poll() is not None:
+            # It ended: its last lines (a start that failed says why) are read by the channel's reader,
+            # which sets ``started`` at the channel's end. Judged before that, a busy machine's reader
+            # had not yet read the traceback, and the learner heard only that the process ended.
+            self.started.wait(READER_END)
         if self.inner_port is not None:
             return
         if self.start_problem:
