@@ -389,14 +389,14 @@ def run_cli(
     )
 
 
-# -- test distribution (make test: pytest -n 5 --dist loadgroup --no-loadscope-reorder) ----------
+# -- test distribution (make test: pytest -n 4 --dist loadgroup --no-loadscope-reorder) ----------
 # A test that uses a module-scoped fixture (a graded class, a running server, a built kit) runs on the
 # worker that built it: all of its file's tests that use one are a group. The course pipeline, the
 # longest file by far, is a group per stage (its course fixture is session-scoped: a worker builds the
 # nbgrader course once, whichever stages it gets). Every other test goes to whichever worker is free,
 # so that no long file becomes one worker's serial tail. Without xdist the marks do nothing.
 #
-# The order work is handed out in: the machine has two cores and five workers. Most groups keep the
+# The order work is handed out in: the machine has two cores and four workers. Most groups keep the
 # CPU busy (grading a stage); the files of WAITING mostly wait (on a server's time-out, a hub, a
 # cluster). Handed out in collection order, the waiting files ran side by side on all the workers at
 # the end, and the CPU sat idle a tenth of the run. So their tests come in slices, and one slice goes

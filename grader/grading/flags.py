@@ -205,9 +205,9 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
                 elif _PROGRAM.match(value):
                     flags.append(Flag("answer-key", f"{where} names the course's command {value[:60]!r}"))
                 for module in _REFERENCE_FILE.findall(value):
-                    flag = _imported_as(where, f"reference.{module}", allowed, lent)
+                    flag = _imported_as(where, f"reference.{module}", allowed, lent, "names the file of")
                     if flag is not None:
-                        flags.append(Flag("answer-key", flag.why.replace(" imports ", " names the file of ", 1)))
+                        flags.append(flag)
                 hits = [w for w in _COURSE_WORDS if w in value]
                 if hits:
                     flags.append(Flag("course-files", f"{where} mentions {value[:60]!r}"))
@@ -224,8 +224,11 @@ def scan(stage: str, files: dict[str, str]) -> list[Flag]:
     return _unique(flags)
 
 
-def _imported_as(where: str, name: str, allowed: frozenset[str], lent: frozenset[str]) -> Flag | None:
-    """The flag for importing ``name`` (by a statement, or by a call with its name as data)."""
+def _imported_as(
+    where: str, name: str, allowed: frozenset[str], lent: frozenset[str], how: str = "imports"
+) -> Flag | None:
+    """The flag for importing ``name`` (by a statement, or by a call with its name as data; ``how``:
+    what ``where`` does with it, "names the file of" for a path to the module's file)."""
     top, _, rest = name.partition(".")
     piece = rest.partition(".")[0]
     if top == "nbgrader" or (top == "grader" and not where.startswith("cell ")):
@@ -235,7 +238,7 @@ def _imported_as(where: str, name: str, allowed: frozenset[str], lent: frozenset
         what = f"the answer key of stage {teaches}" if teaches else "not part of this stage's runtime"
         if piece in lent:
             what = f"{where} must stand alone: the standard library only"
-        return Flag("answer-key", f"{where} imports {name} ({what})")
+        return Flag("answer-key", f"{where} {how} {name} ({what})")
     if top in ("ctypes", "_ctypes"):
         return Flag("answer-key", f"{where} imports {name} (ctypes patches the interpreter the guard runs in)")
     return None
