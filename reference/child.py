@@ -91,6 +91,9 @@ class Line:
     at: float  # seconds since the child started
     size: int  # the line's full length in bytes (``data`` may be cut to MAX_LINE_KEPT)
     complete: bool = True  # False for a last line that ended without ``\\n``
+    # Seconds the reader had waited for a CPU, and the child's start for one, when it stamped ``at``:
+    # the part of ``at`` that was the checking side's load, not the child's doing.
+    late: float = 0.0
 
     @property
     def cut(self) -> bool:
@@ -127,6 +130,7 @@ class ChildProcess:
         self._seen_threads: list[str] | None = None  # the group's threads at the last full reading
         self.last_look: dict[str, thread_state.Thread] = {}  # its threads when wait_patient gave up
         self.started = time.monotonic()
+        spawning = thread_state.own_wait()
         # OSError (no such command, not executable) reaches the caller: it is a usage problem.
         self.process = subprocess.Popen(
             self.argv,
@@ -138,6 +142,7 @@ class ChildProcess:
             bufsize=0,
             start_new_session=os.name == "posix",
         )
+        self.spawn_wait = thread_state.own_wait() - spawning  # the starter's own wait inside Popen
         self._threads = [
             threading.Thread(target=self._read_stdout, daemon=True),
             threading.Thread(target=self._read_stderr, daemon=True),
@@ -159,6 +164,7 @@ class ChildProcess:
         partial_size = 0
         for chunk in _chunks(self.process.stdout):
             self.stdout_bytes += len(chunk)
+            late = self.spawn_wait + thread_state.own_wait()  # one small read a chunk, not a line
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
@@ -171,12 +177,13 @@ class ChildProcess:
                     break
                 if kept_total < MAX_STDOUT_KEPT:
                     kept_total += len(partial)
-                    self.lines.put(Line(bytes(partial), self.elapsed(), partial_size))
+                    self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, late=late))
                 partial.clear()
                 partial_size = 0
                 start = end + 1
         if partial_size:
-            self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, complete=False))
+            late = self.spawn_wait + thread_state.own_wait()
+            self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, complete=False, late=late))
         self.stdout_closed.set()
         self.lines.put(None)
 

@@ -337,3 +337,33 @@ def test_wrong_invocations_get_one_line_and_exit_2(args: list[str], message: str
     assert len(lines) == 1, done.stderr
     assert message in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_startup_is_timed_when_the_reply_arrived_not_when_the_checker_read_it() -> None:
+    """A checker busy elsewhere (here: asleep) reads the initialize reply late; the server's start
+    is timed by the reader's stamp of that line, so the server is not blamed for the checker's delay.
+    Judged on the main thread's clock, this quick start warned (a CI run's flake: the crlf exhibit,
+    pass then warn)."""
+    from grader.checker.bad_input import judge_first_reply
+    from grader.checker.context import CLIENT_INFO, Context
+    from grader.checker.nudge import NudgingProbe
+    from grader.checker.probe import Reply
+
+    ctx = Context(REFERENCE)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO},
+    }
+    with NudgingProbe(REFERENCE, timeout=10, name="main") as probe:
+        assert probe.send(request)
+        time.sleep(2.0)  # the reply waits in the pipe: the checker is late, not the server
+        item = probe.read(10)
+        assert item is not None and item.message is not None and item.message.get("id") == 1
+        late = probe.child.elapsed()
+        assert late > 2.0 > item.line.at
+        judge_first_reply(ctx, probe, Reply(request, item.message, late, line=item.line))
+    startup = ctx.findings.results()["startup-time"]
+    assert startup.status == "pass", startup.summary
+    assert startup.evidence["warm_seconds"] == round(item.line.at, 3)

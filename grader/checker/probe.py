@@ -76,6 +76,7 @@ class Reply:
     near_miss: Received | None = None  # a reply with the id's value but another JSON type
     spread: int = 0  # the reply came spread over this many lines (pretty-printed)
     why: str = ""  # the transport's own reason for no reply (over HTTP: a status, a broken stream)
+    line: Line | None = None  # the line that carried the reply, stamped by the reader
 
     @property
     def result(self) -> Any:
@@ -249,6 +250,7 @@ class Probe:
             is_response = isinstance(candidate, dict) and "method" not in candidate and "id" in candidate
             if is_response and same_id(candidate["id"], want):
                 reply.message = candidate
+                reply.line = item.line
                 break
             if is_response and json.dumps(candidate["id"]).strip('"') == json.dumps(want).strip('"'):
                 # Our id's value in another JSON type ("7" back as 7): that was the reply.
