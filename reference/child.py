@@ -311,6 +311,14 @@ class ChildProcess:
         an allowance must not grow by a wait that came before it was given."""
         return longest_wait(before, self.thread_run_delays(list(before)))
 
+    def run_delays_since(self, before: dict[str, float], ticks: int) -> dict[str, float]:
+        """:meth:`thread_run_delays` of the threads in ``before``, and of every thread of the group
+        started since ``ticks`` (:func:`reference.thread_state.ticks_now`, read with ``before``): a
+        process the child started meanwhile (a tool that runs a program) waits for a CPU on the child's
+        behalf, and all of its wait came after ``before``. A scan of ``/proc``: not for a tight loop."""
+        born = [t for t in self.group_threads() if t not in before and thread_state.born_since(t, ticks)]
+        return self.thread_run_delays([*before, *born])
+
     @staticmethod
     def thread_run_delays(threads: list[str]) -> dict[str, float]:
         """Seconds each of ``threads`` (``/proc/PID/task/TID``) has waited for a CPU so far, by thread

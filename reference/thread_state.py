@@ -24,6 +24,7 @@ thread" for a ``join()`` that never returns).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 # The kernel function a sleeping thread waits in (its "wchan"), by the start of its name: what a
@@ -74,6 +75,25 @@ def own_wait() -> float:
         return int(read_proc("/proc/thread-self/schedstat").split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def ticks_now() -> int:
+    """The kernel's clock for a thread's start (``/proc/.../stat``'s 22nd field): clock ticks since boot.
+
+    >>> started = int(read_proc("/proc/self/stat").rpartition(b")")[2].split()[19])
+    >>> started <= ticks_now()
+    True
+    """
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def born_since(path: str, ticks: int) -> bool:
+    """Whether the thread at ``path`` (``/proc/PID/task/TID``) started at or after ``ticks``
+    (:func:`ticks_now`): all of its waits for a CPU came after that moment. False once it has ended."""
+    try:
+        return int(read_proc(f"{path}/stat").rpartition(b")")[2].split()[19]) >= ticks
+    except (OSError, IndexError, ValueError):
+        return False
 
 
 @dataclass(frozen=True)

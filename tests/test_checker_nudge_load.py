@@ -5,7 +5,9 @@ right after the ping for one stuck in a buffer (grader/checker/nudge.py). On a b
 that flushes every reply can still be silent for that second: it waits for a core. So the second
 counts only the time the server (and the checker) could run. Both servers here spend 0.25 s of CPU
 on each request, beside four CPU-bound processes pinned to their core: the one that flushes is
-never taken for a buffer; the one that does not flush is still found, under the same load.
+never taken for a buffer; the one that does not flush is still found, under the same load. A third
+flushes too, but runs two programs in a row for each request (0.11 s of CPU each), and they do the spinning: their waits
+count as the server's (started after the request, one ended before the nudge was due).
 """
 
 from __future__ import annotations
@@ -31,6 +33,18 @@ for line in sys.stdin:
     if FLUSH_ALL or message["method"] == "ping":
         sys.stdout.flush()
 """
+SPIN = (
+    "import os, time\\nos.sched_setaffinity(0, {CORE})\\nstart = time.process_time()\\n"
+    "while time.process_time() - start < 0.11:\\n    pass\\n"
+)
+RUNS_PROGRAMS = """import json, subprocess, sys
+SPIN = "SPIN_CODE"
+for line in sys.stdin:
+    message = json.loads(line)
+    for _ in range(2):
+        subprocess.run([sys.executable, "-c", SPIN], check=True)
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}}), flush=True)
+""".replace("SPIN_CODE", SPIN)
 HOG = "import os\nos.sched_setaffinity(0, {CORE})\nwhile 1:\n    pass\n"
 
 
@@ -68,3 +82,15 @@ def test_a_server_that_flushes_but_waits_for_a_cpu_holds_nothing_back(busy_core:
 def test_a_server_that_does_not_flush_is_still_found_on_a_busy_core(busy_core: int) -> None:
     probe, took = _spins(busy_core, flush_all=False)
     assert [late.request["id"] for late in probe.late] == [0, 1, 2], (probe.late, took)
+
+
+def test_a_server_whose_programs_wait_for_a_cpu_holds_nothing_back(busy_core: int) -> None:
+    took = []
+    with NudgingProbe([sys.executable, "-c", RUNS_PROGRAMS.replace("CORE", str(busy_core))], timeout=20) as probe:
+        for n in range(2):
+            sent = probe.child.elapsed()
+            reply = probe.request("run", id=n)
+            assert reply.message == {"jsonrpc": "2.0", "id": n, "result": {}}, reply
+            took.append(probe.child.elapsed() - sent)
+    assert max(took) > NUDGE_AFTER, took
+    assert probe.late == [], (probe.late, took)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from reference import thread_state
 from reference.child import ChildProcess, longest_wait
 
 from .probe import Probe, Received, Reply, same_id
@@ -31,6 +32,7 @@ from .probe import Probe, Received, Reply, same_id
 NUDGE_AFTER = 1.0  # seconds of silence before the first nudge (of time the server and the probe could run)
 NUDGE_AGAIN = 0.05  # once a reply was seen stuck, later silences are nudged at once
 FLUSHED_WITHIN = 0.5  # a reply this soon after the nudge was held back
+TRACK_EVERY = 0.2  # while a nudge is due, how often the server's waits are read (a process it starts may end)
 EXIT_WITHIN = 1.0  # a reply this soon after stdin closed was held back (exiting takes a moment more)
 PREFIX = "flush-probe-"  # the nudges' ids
 OPENING = ("initialize", "server/discover")  # a session's first request, in either era: never nudged
@@ -46,6 +48,44 @@ class Late:
     arrived_at: float  # when the reply arrived
     trigger: str  # "a ping" or "stdin closed"
     line: bytes  # the reply as received
+
+
+@dataclass
+class Waits:
+    """What held the server and this probe back, from one moment on (the request, then the nudge): the
+    seconds their threads waited for a CPU (the kernel's ``schedstat``), a process the server started
+    since included. Read while the server is silent, so that one that has ended keeps its wait."""
+
+    before: dict[str, float]  # the server's threads' waits at that moment
+    own: dict[str, float]  # this probe's threads' waits then
+    ticks: int  # the moment, on the clock of a thread's start (thread_state.ticks_now)
+    seen: dict[str, float] = field(default_factory=dict)  # the server's threads' waits at the last reading
+
+    @classmethod
+    def now(cls, child: ChildProcess) -> Waits:
+        before = child.known_run_delays()
+        return cls(before, _own_run_delays(), thread_state.ticks_now(), dict(before))
+
+    def track(self, child: ChildProcess) -> None:
+        """Read the waits of the server's threads, and of those started since, now."""
+        self.seen.update(child.run_delays_since(self.before, self.ticks))
+
+    def held(self, child: ChildProcess) -> float:
+        """The seconds of the server's waits, thread after thread, or the probe's longest, if longer:
+        what to add to a silence before it is no longer the machine's doing. A server that runs a
+        program waits, and then the program does: the waits add up (threads that waited side by side
+        only make this more patient)."""
+        self.track(child)
+        server = sum(d - self.before.get(t, 0.0) for t, d in self.seen.items())
+        return max(server, longest_wait(self.own, _own_run_delays()))
+
+    def longest(self, child: ChildProcess) -> float:
+        """The longest wait of one thread of the server's (started since included) or of this probe's:
+        the strict measure, for judging a reply held back (a larger allowance would call more replies
+        held)."""
+        self.track(child)
+        server = max((d - self.before.get(t, 0.0) for t, d in self.seen.items()), default=0.0)
+        return max(server, longest_wait(self.own, _own_run_delays()))
 
 
 def is_nudge_reply(item: Received) -> bool:
@@ -73,7 +113,7 @@ class NudgingProbe(Probe):
         self._nudge_at: float | None = None  # when to nudge, if still silent
         self._nudged_at: float | None = None  # when the nudge for the awaited request went out
         self._delay = 0.0  # the silence that earns the awaited request a nudge
-        self._before: tuple[dict[str, float], dict[str, float]] = ({}, {})  # CPU waits when it was sent
+        self._since = Waits({}, {}, 0)  # CPU waits since the request was sent (then since the nudge)
 
     def exchange(self, message: dict[str, Any], timeout: float | None = None, patience: float = 0.0) -> Reply:
         if message.get("method") in OPENING or "id" not in message:
@@ -83,7 +123,7 @@ class NudgingProbe(Probe):
         delay = NUDGE_AGAIN if self.late else min(NUDGE_AFTER, limit / 2)
         self._awaiting, self._sent_at = message, self.child.elapsed()
         self._nudge_at, self._nudged_at, self._delay = self._sent_at + delay, None, delay
-        self._before = (self.child.known_run_delays(), _own_run_delays())
+        self._since = Waits.now(self.child)
         try:
             reply = super().exchange(message, timeout, patience)
         finally:
@@ -112,7 +152,7 @@ class NudgingProbe(Probe):
             now = self.child.elapsed()
             wait = deadline - now
             if self._nudge_at is not None:
-                wait = min(wait, self._nudge_at - now)
+                wait = min(wait, self._nudge_at - now, TRACK_EVERY)
             item = super().read(max(0.0, wait))
             if item is None:
                 if self.stdout_closed():
@@ -120,6 +160,8 @@ class NudgingProbe(Probe):
                 if self._nudge_at is not None and self.child.elapsed() >= self._nudge_at:
                     self._nudge_when_due()
                     continue
+                if self._nudge_at is not None:
+                    self._since.track(self.child)
                 if self.child.elapsed() >= deadline:
                     return None
                 continue
@@ -133,20 +175,14 @@ class NudgingProbe(Probe):
         this probe could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
         right after a nudge would otherwise be no sign of a buffer: the server, or the probe's reader,
         was only waiting for a core."""
-        later = self._sent_at + self._delay + self._waited_since()
+        later = self._sent_at + self._delay + self._since.held(self.child)
         if later > self.child.elapsed() + 0.01:
             self._nudge_at = later
             return
         self._nudge()
 
-    def _waited_since(self) -> float:
-        """The longest wait for a CPU of a thread of the server's or of this probe's since the last
-        reading (the request, then the nudge)."""
-        child, own = self._before
-        return max(self.child.starved_known(child), longest_wait(own, _own_run_delays()))
-
     def _nudge(self) -> None:
-        self._before = (self.child.known_run_delays(), _own_run_delays())  # the reply's window counts from here
+        self._since = Waits.now(self.child)  # the reply's window counts from here
         self._nudge_at = None
         self.nudges += 1
         self._nudged_at = self.child.elapsed()
@@ -160,7 +196,7 @@ class NudgingProbe(Probe):
         # Within FLUSHED_WITHIN of the time the server and the probe could run since the nudge.
         if (
             same_id(message.get("id"), awaited.get("id"))
-            and item.line.at - nudged - self._waited_since() <= FLUSHED_WITHIN
+            and item.line.at - nudged - self._since.longest(self.child) <= FLUSHED_WITHIN
         ):
             self.late.append(Late(awaited, self._sent_at, nudged, item.line.at, "a ping", item.line.data))
 
