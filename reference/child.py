@@ -23,6 +23,7 @@ The rules a host must keep, each learned the hard way:
 
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
 import os
@@ -36,6 +37,12 @@ from dataclasses import dataclass
 from typing import IO
 
 from . import thread_state
+
+try:  # POSIX only: without them, unread_bytes() cannot tell and says 0
+    import fcntl
+    import termios
+except ImportError:  # pragma: no cover
+    pass
 
 MAX_LINE_KEPT = 1 << 20  # bytes of one stdout line kept; its full size is still counted
 MAX_STDOUT_KEPT = 32 << 20  # bytes of stdout kept in all; past that lines are counted, not kept
@@ -366,6 +373,22 @@ class ChildProcess:
             ):
                 self.last_look = threads
                 return self.process.poll()
+
+    def working_now(self) -> bool:
+        """Whether a thread of the child's process group is running, waiting for a core, or in the kernel's
+        I/O right now (state R or D): the child is at work, not asleep waiting for input."""
+        return any(thread.state in ("R", "D") for thread in thread_state.look(self.group_threads()).values())
+
+    def unread_bytes(self) -> int:
+        """Bytes the child has written to its stdout that the reader has not yet taken (0 where the system
+        cannot tell): on a busy machine the reader may wait for a core with a reply in the pipe."""
+        stdout = self.process.stdout
+        try:
+            count = array.array("i", [0])
+            fcntl.ioctl(stdout.fileno() if stdout is not None else -1, termios.FIONREAD, count)
+        except (OSError, ValueError, NameError):
+            return 0
+        return count[0]
 
     def held_now(self) -> bool:
         """Whether a thread of the child's process group is in the kernel's I/O right now (state D: a

@@ -94,3 +94,17 @@ def test_a_server_whose_programs_wait_for_a_cpu_holds_nothing_back(busy_core: in
             took.append(probe.child.elapsed() - sent)
     assert max(took) > NUDGE_AFTER, took
     assert probe.late == [], (probe.late, took)
+
+
+def test_a_server_still_computing_is_not_nudged_for_a_buffer() -> None:
+    """A flushing server that computes for 1.25 s of CPU (on any core, busy or not) is at work when
+    the nudge's second is up: a reply held in a buffer is the reply of a server asleep on its input,
+    so the nudge waits, and the reply that comes a quarter of a second later is not taken for one."""
+    code = SERVER.replace("os.sched_setaffinity(0, {CORE})\n", "").replace("0.25", "1.25")
+    with NudgingProbe([sys.executable, "-c", code.replace("FLUSH_ALL", "True")], timeout=20) as probe:
+        sent = probe.child.elapsed()
+        reply = probe.request("spin", id=1)
+        took = probe.child.elapsed() - sent
+    assert reply.message == {"jsonrpc": "2.0", "id": 1, "result": {}}, reply
+    assert took > NUDGE_AFTER + 0.2, took
+    assert probe.late == [] and probe.nudges == 0, (probe.late, took)

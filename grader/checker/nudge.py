@@ -4,7 +4,9 @@ A server that does not flush some of its replies keeps them in its stdout buffer
 and flushes something else. So when a request goes unanswered for a moment, the probe writes a
 ping of its own: if the awaited reply then comes out at once, ahead of the ping's reply, it was
 written long ago and held back, the signature of a missing flush (a slow tool, still working,
-answers later, or after the ping). The probe records it as a :class:`Late` reply and goes on at
+answers later, or after the ping). The ping goes only to a server that has been silent for a second of
+the time it could run, is asleep (no thread of it running, waiting for a core or in the kernel's
+I/O: one at work is not holding a finished reply) and has nothing in the pipe. The probe records it as a :class:`Late` reply and goes on at
 once, instead of waiting out the timeout for every unflushed reply. The nudges' replies are read
 and kept on record (frames, stdout rules) but never handed to the caller.
 
@@ -174,10 +176,15 @@ class NudgingProbe(Probe):
         """Nudge now if the server has been silent for the awaited request's delay, in the time it and
         this probe could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
         right after a nudge would otherwise be no sign of a buffer: the server, or the probe's reader,
-        was only waiting for a core."""
+        was only waiting for a core. Nor is a server nudged while it is at work (a thread of it running,
+        waiting for a core or in the kernel's I/O), or while its reply is already in the pipe: a reply
+        held in a buffer is the reply of a server asleep, waiting for input."""
         later = self._sent_at + self._delay + self._since.held(self.child)
         if later > self.child.elapsed() + 0.01:
             self._nudge_at = later
+            return
+        if self.child.unread_bytes() or self.child.working_now():
+            self._nudge_at = self.child.elapsed() + TRACK_EVERY
             return
         self._nudge()
 
