@@ -4,10 +4,11 @@ A server that does not flush some of its replies keeps them in its stdout buffer
 and flushes something else. So when a request goes unanswered for a moment, the probe writes a
 ping of its own: if the awaited reply then comes out at once, ahead of the ping's reply, it was
 written long ago and held back, the signature of a missing flush (a slow tool, still working,
-answers later, or after the ping). The ping goes only to a server that has been silent for a second of
-the time it could run, is asleep (no thread of it running, waiting for a core or in the kernel's
-I/O: one at work is not holding a finished reply) and has nothing in the pipe. The probe records it as a :class:`Late` reply and goes on at
-once, instead of waiting out the timeout for every unflushed reply. The nudges' replies are read
+answers later, or after the ping). The ping goes only to a server that has been silent for a
+second of the time it could run, is asleep (no thread of it running, waiting for a core or in the
+kernel's I/O: one at work holds no finished reply) and has nothing in the pipe. The probe records
+it as a :class:`Late` reply and goes on at once, instead of waiting out the timeout for every
+unflushed reply. The nudges' replies are read
 and kept on record (frames, stdout rules) but never handed to the caller.
 
     >>> import sys
