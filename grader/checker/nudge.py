@@ -8,8 +8,8 @@ answers later, or after the ping). The ping goes only to a server that has been 
 second of the time it could run, is asleep (no thread of it running, waiting for a core or in the
 kernel's I/O: one at work holds no finished reply) and has nothing in the pipe. The probe records
 it as a :class:`Late` reply and goes on at once, instead of waiting out the timeout for every
-unflushed reply. The nudges' replies are read
-and kept on record (frames, stdout rules) but never handed to the caller.
+unflushed reply. The nudges' replies are read and kept on record (frames, stdout rules) but never
+handed to the caller.
 
     >>> import sys
     >>> with NudgingProbe([sys.executable, "-m", "reference.server"], timeout=5) as probe:
