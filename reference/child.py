@@ -170,6 +170,7 @@ class ChildProcess:
         partial = bytearray()
         partial_size = 0
         for chunk in _chunks(self.process.stdout):
+            at = self.elapsed()  # when the chunk came off the pipe: its lines' time
             self.stdout_bytes += len(chunk)
             late = self.spawn_wait + thread_state.own_wait()  # one small read a chunk, not a line
             start = 0
@@ -184,7 +185,7 @@ class ChildProcess:
                     break
                 if kept_total < MAX_STDOUT_KEPT:
                     kept_total += len(partial)
-                    self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, late=late))
+                    self.lines.put(Line(bytes(partial), at, partial_size, late=late))
                 partial.clear()
                 partial_size = 0
                 start = end + 1
@@ -379,9 +380,23 @@ class ChildProcess:
         I/O right now (state R or D): the child is at work, not asleep waiting for input."""
         return any(thread.state in ("R", "D") for thread in thread_state.look(self.group_threads()).values())
 
+    def output_in_flight(self) -> bool:
+        """Whether stdout the child has written is on its way to a caller of :meth:`read_line`: in the pipe,
+        in the reader's hands (its thread not asleep in a read), or read and not yet taken. Looked at in
+        the order it moves, so that a line cannot slip between two looks. On a busy machine the reader
+        may wait for a core with a reply in hand."""
+        if self.unread_bytes():
+            return True
+        reader = self._threads[0].native_id
+        if reader is not None and self._threads[0].is_alive():
+            thread = thread_state.Thread.read(f"/proc/self/task/{reader}")
+            if thread is not None and thread.state in ("R", "D"):
+                return True
+        return not self.lines.empty()
+
     def unread_bytes(self) -> int:
         """Bytes the child has written to its stdout that the reader has not yet taken (0 where the system
-        cannot tell): on a busy machine the reader may wait for a core with a reply in the pipe."""
+        cannot tell)."""
         stdout = self.process.stdout
         try:
             count = array.array("i", [0])

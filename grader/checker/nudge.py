@@ -184,7 +184,7 @@ class NudgingProbe(Probe):
         if later > self.child.elapsed() + 0.01:
             self._nudge_at = later
             return
-        if self.child.unread_bytes() or self.child.working_now():
+        if self.child.working_now() or self.child.output_in_flight():  # in the order a reply moves
             self._nudge_at = self.child.elapsed() + TRACK_EVERY
             return
         self._nudge()
@@ -201,9 +201,11 @@ class NudgingProbe(Probe):
         message = item.message
         if awaited is None or nudged is None or not isinstance(message, dict) or "method" in message:
             return
-        # Within FLUSHED_WITHIN of the time the server and the probe could run since the nudge.
+        # Within FLUSHED_WITHIN of the time the server and the probe could run since the nudge (and not
+        # before it: a reply that came off the pipe first was not brought out by it).
         if (
             same_id(message.get("id"), awaited.get("id"))
+            and item.line.at >= nudged
             and item.line.at - nudged - self._since.longest(self.child) <= FLUSHED_WITHIN
         ):
             self.late.append(Late(awaited, self._sent_at, nudged, item.line.at, "a ping", item.line.data))
