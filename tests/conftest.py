@@ -396,7 +396,7 @@ def run_cli(
 # nbgrader course once, whichever stages it gets). Every other test goes to whichever worker is free,
 # so that no long file becomes one worker's serial tail. Without xdist the marks do nothing.
 #
-# The order work is handed out in: the machine has two cores and four workers. Most groups keep the
+# The order work is handed out in: the machine has two cores and five workers. Most groups keep the
 # CPU busy (grading a stage); the files of WAITING mostly wait (on a server's time-out, a hub, a
 # cluster). Handed out in collection order, the waiting files ran side by side on all the workers at
 # the end, and the CPU sat idle a tenth of the run. So their tests come in slices, and one slice goes
