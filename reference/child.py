@@ -95,10 +95,10 @@ class Line:
     """One line of the child's stdout, without its ``\\n`` (a ``\\r`` before it is kept)."""
 
     data: bytes
-    at: float  # seconds since the child started
+    at: float  # seconds since the child started, when the chunk that ended the line came off the pipe
     size: int  # the line's full length in bytes (``data`` may be cut to MAX_LINE_KEPT)
     complete: bool = True  # False for a last line that ended without ``\\n``
-    # Seconds the reader had waited for a CPU, and the child's start for one, when it stamped ``at``:
+    # Seconds the reader had waited for a CPU when it took that chunk (and the starter, inside Popen):
     # the part of ``at`` that was the checking side's load, not the child's doing.
     late: float = 0.0
 
