@@ -34,8 +34,9 @@ lab: bytecode
 # on a busy machine. Measured one after the other on this machine, the same tests: 4 workers
 # 14 min 31 s (76 idle core-seconds), 5 workers 13 min 44 s and 12 min 56 s (24 and 31 idle
 # core-seconds). Five were held back until three timing flakes they showed were fixed at their
-# cause (the checker's start-up and flush judgements, the http bridge's start message); since then,
-# beside two CPU hogs with bubblewrap hidden: green in 19 min 15 s, and quiet: 13 min 21 s.
+# cause (the checker's start-up and flush judgements, the http bridge's start message); since then
+# green: quiet 12 min 44 s, a fresh clone through .ci/run 12 min 25 s, and beside two CPU hogs with
+# bubblewrap hidden 17 min 47 s.
 # The work is handed out in the order tests/conftest.py sets (--no-loadscope-reorder): the busy groups
 # largest first, a slice of a file that mostly waits, or a slow test of no group (marked slow), after
 # every few of them, then the other tests a file at a time in turn; in xdist's own order the waiting
