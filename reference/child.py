@@ -98,8 +98,8 @@ class Line:
     at: float  # seconds since the child started, when the chunk that ended the line came off the pipe
     size: int  # the line's full length in bytes (``data`` may be cut to MAX_LINE_KEPT)
     complete: bool = True  # False for a last line that ended without ``\\n``
-    # Seconds the reader had waited for a CPU when it took that chunk (and the starter, inside Popen):
-    # the part of ``at`` that was the checking side's load, not the child's doing.
+    # Seconds the reader had waited for a CPU when it took that chunk: with the starter's wait inside
+    # Popen (``ChildProcess.spawn_wait``), the part of ``at`` that was the checking side's load.
     late: float = 0.0
 
     @property
@@ -172,7 +172,7 @@ class ChildProcess:
         for chunk in _chunks(self.process.stdout):
             at = self.elapsed()  # when the chunk came off the pipe: its lines' time
             self.stdout_bytes += len(chunk)
-            late = self.spawn_wait + thread_state.own_wait()  # one small read a chunk, not a line
+            late = thread_state.own_wait()  # one small read a chunk, not a line
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
@@ -190,8 +190,9 @@ class ChildProcess:
                 partial_size = 0
                 start = end + 1
         if partial_size:
-            late = self.spawn_wait + thread_state.own_wait()
-            self.lines.put(Line(bytes(partial), self.elapsed(), partial_size, complete=False, late=late))
+            self.lines.put(
+                Line(bytes(partial), self.elapsed(), partial_size, complete=False, late=thread_state.own_wait())
+            )
         self.stdout_closed.set()
         self.lines.put(None)
 
@@ -319,12 +320,13 @@ class ChildProcess:
         an allowance must not grow by a wait that came before it was given."""
         return longest_wait(before, self.thread_run_delays(list(before)))
 
-    def run_delays_since(self, before: dict[str, float], ticks: int) -> dict[str, float]:
+    def run_delays_since(self, before: dict[str, float], ticks: int, threads: list[str]) -> dict[str, float]:
         """:meth:`thread_run_delays` of the threads in ``before``, and of every thread of the group
-        started since ``ticks`` (:func:`reference.thread_state.ticks_now`, read with ``before``): a
-        process the child started meanwhile (a tool that runs a program) waits for a CPU on the child's
-        behalf, and all of its wait came after ``before``. A scan of ``/proc``: not for a tight loop."""
-        born = [t for t in self.group_threads() if t not in before and thread_state.born_since(t, ticks)]
+        started since ``ticks`` (:func:`reference.thread_state.ticks_now`, read with ``before``), of
+        ``threads`` (:meth:`group_threads`, a scan of ``/proc``): a process the child started meanwhile
+        (a tool that runs a program) waits for a CPU on the child's behalf, and all of its wait came
+        after ``before``."""
+        born = [t for t in threads if t not in before and thread_state.born_since(t, ticks)]
         return self.thread_run_delays([*before, *born])
 
     @staticmethod
@@ -375,10 +377,11 @@ class ChildProcess:
                 self.last_look = threads
                 return self.process.poll()
 
-    def working_now(self) -> bool:
-        """Whether a thread of the child's process group is running, waiting for a core, or in the kernel's
-        I/O right now (state R or D): the child is at work, not asleep waiting for input."""
-        return any(thread.state in ("R", "D") for thread in thread_state.look(self.group_threads()).values())
+    def working_now(self, threads: list[str] | None = None) -> bool:
+        """Whether a thread of the child's process group (``threads``, if just found) is running, waiting
+        for a core, or in the kernel's I/O right now (state R or D): at work, not asleep waiting for input."""
+        found = self.group_threads() if threads is None else threads
+        return any(thread.state in ("R", "D") for thread in thread_state.look(found).values())
 
     def output_in_flight(self) -> bool:
         """Whether stdout the child has written is on its way to a caller of :meth:`read_line`: in the pipe,

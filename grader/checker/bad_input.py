@@ -54,7 +54,7 @@ def judge_first_reply(ctx: Context, probe: Probe, reply: Reply) -> bool:
     # own threads for a CPU on the way (``Line.late``).
     line = reply.line
     arrived, late = (line.at, line.late) if line is not None else (reply.elapsed, 0.0)
-    judge_startup(ctx, arrived, probe.child.starved({}), late)
+    judge_startup(ctx, arrived, probe.child.starved({}), late + probe.child.spawn_wait)
     return True
 
 

@@ -35,6 +35,7 @@ from .probe import Probe, Received, Reply, same_id
 NUDGE_AFTER = 1.0  # seconds of silence before the first nudge (of time the server and the probe could run)
 NUDGE_AGAIN = 0.05  # once a reply was seen stuck, later silences are nudged at once
 FLUSHED_WITHIN = 0.5  # a reply this soon after the nudge was held back
+AT_WORK_MOST = 1.0  # seconds more a silent server at work is left to work before the nudge
 TRACK_EVERY = 0.2  # while a nudge is due, how often the server's waits are read (a process it starts may end)
 EXIT_WITHIN = 1.0  # a reply this soon after stdin closed was held back (exiting takes a moment more)
 PREFIX = "flush-probe-"  # the nudges' ids
@@ -63,6 +64,7 @@ class Waits:
     own: dict[str, float]  # this probe's threads' waits then
     ticks: int  # the moment, on the clock of a thread's start (thread_state.ticks_now)
     seen: dict[str, float] = field(default_factory=dict)  # the server's threads' waits at the last reading
+    threads: list[str] = field(default_factory=list)  # the server's threads the last reading found
 
     @classmethod
     def now(cls, child: ChildProcess) -> Waits:
@@ -71,7 +73,8 @@ class Waits:
 
     def track(self, child: ChildProcess) -> None:
         """Read the waits of the server's threads, and of those started since, now."""
-        self.seen.update(child.run_delays_since(self.before, self.ticks))
+        self.threads = child.group_threads()
+        self.seen.update(child.run_delays_since(self.before, self.ticks, self.threads))
 
     def held(self, child: ChildProcess) -> float:
         """The seconds of the server's waits, thread after thread, or the probe's longest, if longer:
@@ -178,14 +181,20 @@ class NudgingProbe(Probe):
         this probe could run; else later, by what they waited for a CPU. On a busy machine a reply that comes
         right after a nudge would otherwise be no sign of a buffer: the server, or the probe's reader,
         was only waiting for a core. Nor is a server nudged while it is at work (a thread of it running,
-        waiting for a core or in the kernel's I/O), or while its reply is already in the pipe: a reply
-        held in a buffer is the reply of a server asleep, waiting for input."""
+        waiting for a core or in the kernel's I/O), or while its reply is already on its way: a reply
+        held in a buffer is the reply of a server asleep, waiting for input. That wait ends after
+        AT_WORK_MOST, so that a thread that never rests (a busy loop beside a buffer) costs a second a
+        request, not every request's time-out."""
         later = self._sent_at + self._delay + self._since.held(self.child)
-        if later > self.child.elapsed() + 0.01:
+        now = self.child.elapsed()
+        if later > now + 0.01:
             self._nudge_at = later
             return
-        if self.child.working_now() or self.child.output_in_flight():  # in the order a reply moves
-            self._nudge_at = self.child.elapsed() + TRACK_EVERY
+        # In the order a reply moves; the server's threads as held() just found them.
+        if now < later + AT_WORK_MOST and (
+            self.child.working_now(self._since.threads) or self.child.output_in_flight()
+        ):
+            self._nudge_at = now + TRACK_EVERY
             return
         self._nudge()
 
